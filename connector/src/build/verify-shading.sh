@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fails when a class in the shaded connector jar lives outside io/flightsql/spark/: every bundled
+# third-party class (Arrow, Flight, gRPC, Netty, protobuf, Guava, flatbuffers, Jackson, ...) must be
+# relocated under io/flightsql/spark/shaded/, or it could clash with the copies Spark ships.
+# Also fails on native libraries, which cannot be relocated and must not be bundled.
+set -euo pipefail
+jar_file="${1:?usage: verify-shading.sh <jar>}"
+[[ -f "$jar_file" ]] || { echo "verify-shading: no such jar: $jar_file" >&2; exit 1; }
+
+listing=$(jar tf "$jar_file")
+escaped=$(grep -E '\.class$' <<<"$listing" | grep -vE '^(META-INF/versions/[0-9]+/)?io/flightsql/spark/' || true)
+native=$(grep -E '\.(so|dll|dylib|jnilib)$' <<<"$listing" || true)
+services=$(grep -E '^META-INF/services/' <<<"$listing" | grep -vE '^META-INF/services/(io\.flightsql\.spark\.|org\.apache\.spark\.sql\.sources\.DataSourceRegister$)' | grep -v '/$' || true)
+
+status=0
+if [[ -n "$escaped" ]]; then
+  echo "verify-shading: $(wc -l <<<"$escaped") class(es) escaped relocation in $jar_file, e.g.:" >&2
+  head -20 <<<"$escaped" >&2
+  status=1
+fi
+if [[ -n "$native" ]]; then
+  echo "verify-shading: native libraries bundled in $jar_file:" >&2
+  echo "$native" >&2
+  status=1
+fi
+if [[ -n "$services" ]]; then
+  echo "verify-shading: service files for unrelocated interfaces in $jar_file:" >&2
+  echo "$services" >&2
+  status=1
+fi
+if [[ $status -eq 0 ]]; then
+  echo "verify-shading: OK, $(grep -cE '\.class$' <<<"$listing") classes, all under io/flightsql/spark/"
+fi
+exit $status

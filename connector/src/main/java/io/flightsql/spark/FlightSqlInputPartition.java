@@ -1,0 +1,52 @@
+package io.flightsql.spark;
+
+import io.flightsql.spark.client.FlightUri;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.sql.connector.read.InputPartition;
+
+/**
+ * One FlightEndpoint: its ticket and the servers that can serve it, in the order to try them.
+ * Built on the driver, Serializable, read on an executor.
+ */
+final class FlightSqlInputPartition implements InputPartition {
+  private static final long serialVersionUID = 1L;
+
+  private final int index;
+  private final byte[] ticket;
+  private final ArrayList<FlightUri> targets;
+
+  FlightSqlInputPartition(int index, byte[] ticket, List<FlightUri> targets) {
+    this.index = index;
+    this.ticket = ticket.clone();
+    this.targets = new ArrayList<>(targets);
+  }
+
+  int index() {
+    return index;
+  }
+
+  byte[] ticket() {
+    return ticket.clone();
+  }
+
+  List<FlightUri> targets() {
+    return targets;
+  }
+
+  @Override
+  public String[] preferredLocations() {
+    Set<String> hosts = new LinkedHashSet<>();
+    for (FlightUri target : targets) {
+      hosts.add(target.host());
+    }
+    return hosts.toArray(new String[0]);
+  }
+
+  @Override
+  public String toString() {
+    return "FlightSqlInputPartition{index=" + index + ", targets=" + targets + "}";
+  }
+}

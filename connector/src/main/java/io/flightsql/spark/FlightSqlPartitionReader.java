@@ -1,0 +1,156 @@
+package io.flightsql.spark;
+
+import io.flightsql.spark.client.FlightErrors;
+import io.flightsql.spark.client.FlightSqlConnectorException;
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.vector.ArrowBackedColumnVector;
+import java.util.List;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams one FlightEndpoint (DoGet) into Spark as ColumnarBatches. Runs on an executor. The
+ * ColumnarBatch and its column vectors are built once, when the stream's vectors first appear,
+ * and each new Arrow record batch only re-points them and sets the row count. Owns the session
+ * (and so the allocator) of the partition, released in {@link #close()}.
+ */
+final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlPartitionReader.class);
+
+  private final FlightSqlInputPartition partition;
+  private final StructType schema;
+  private final FlightSqlSession session;
+  private final FlightStream stream;
+  private VectorSchemaRoot boundRoot;
+  private ArrowBackedColumnVector[] columns;
+  private ColumnarBatch batch;
+  private long rows;
+  private int batches;
+
+  FlightSqlPartitionReader(
+      FlightSqlInputPartition partition, StructType schema, FlightSqlReadConfig config) {
+    this.partition = partition;
+    this.schema = schema;
+    this.session = FlightSqlSession.open(config.uri(), "partition-" + partition.index());
+    try {
+      this.stream = session.stream(partition.targets(), new Ticket(partition.ticket()));
+    } catch (RuntimeException e) {
+      closeSession(e);
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean next() {
+    boolean more;
+    try {
+      more = stream.next();
+    } catch (RuntimeException e) {
+      throw FlightErrors.rpcFailed("DoGet", partition.targets().get(0), e);
+    }
+    if (!more) {
+      return false;
+    }
+    VectorSchemaRoot root = stream.getRoot();
+    if (root != boundRoot) {
+      bind(root);
+    }
+    List<FieldVector> vectors = root.getFieldVectors();
+    for (int i = 0; i < columns.length; i++) {
+      columns[i].load(vectors.get(i));
+    }
+    batch.setNumRows(root.getRowCount());
+    rows += root.getRowCount();
+    batches++;
+    LOG.debug("Partition {}: batch {} with {} rows", partition.index(), batches, root.getRowCount());
+    return true;
+  }
+
+  /** Builds the column vectors for the stream's vectors, after checking they are what was planned. */
+  private void bind(VectorSchemaRoot root) {
+    List<Field> fields = root.getSchema().getFields();
+    if (fields.size() != schema.size()) {
+      throw schemaMismatch(
+          "it has " + fields.size() + " columns where " + schema.size() + " were planned");
+    }
+    ColumnVector[] vectors = new ColumnVector[fields.size()];
+    ArrowBackedColumnVector[] arrowColumns = new ArrowBackedColumnVector[fields.size()];
+    for (int i = 0; i < fields.size(); i++) {
+      DataType planned = schema.fields()[i].dataType();
+      DataType actual = ArrowTypeMapping.toSparkType(fields.get(i));
+      if (!planned.equals(actual)) {
+        throw schemaMismatch(
+            "column "
+                + (i + 1)
+                + " ('"
+                + fields.get(i).getName()
+                + "') is "
+                + actual.simpleString()
+                + " where "
+                + planned.simpleString()
+                + " was planned");
+      }
+      arrowColumns[i] = ArrowBackedColumnVector.create(planned, fields.get(i).getType());
+      vectors[i] = arrowColumns[i];
+    }
+    columns = arrowColumns;
+    batch = new ColumnarBatch(vectors);
+    boundRoot = root;
+  }
+
+  private FlightSqlConnectorException schemaMismatch(String detail) {
+    return new FlightSqlConnectorException(
+        "[flightsql] The stream of partition "
+            + partition.index()
+            + " does not match the schema planned for the query: "
+            + detail
+            + ". The server's result changed between planning and reading; read again.",
+        "UNKNOWN",
+        detail,
+        null);
+  }
+
+  @Override
+  public ColumnarBatch get() {
+    return batch;
+  }
+
+  @Override
+  public void close() {
+    LOG.debug("Partition {} read {} rows in {} batches", partition.index(), rows, batches);
+    RuntimeException failure = null;
+    try {
+      stream.close();
+    } catch (Exception e) {
+      failure = new IllegalStateException("Closing the Flight stream failed: " + e, e);
+    }
+    closeSession(failure);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void closeSession(RuntimeException primary) {
+    try {
+      session.close();
+    } catch (RuntimeException e) {
+      if (primary != null) {
+        primary.addSuppressed(e);
+      } else {
+        throw e;
+      }
+    }
+  }
+}

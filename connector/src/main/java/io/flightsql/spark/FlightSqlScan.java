@@ -1,0 +1,69 @@
+package io.flightsql.spark;
+
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.config.FlightSqlReadConfig;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scan of one read and its batch: sends the query (GetFlightInfo) when Spark plans the job and
+ * makes one input partition per FlightEndpoint. Driver only.
+ */
+final class FlightSqlScan implements Scan, Batch {
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScan.class);
+
+  private final StructType schema;
+  private final FlightSqlReadConfig config;
+
+  FlightSqlScan(StructType schema, FlightSqlReadConfig config) {
+    this.schema = schema;
+    this.config = config;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return schema;
+  }
+
+  @Override
+  public String description() {
+    return "FlightSQL [uri=" + config.uri() + ", query=" + config.query() + "]";
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    List<InputPartition> partitions = new ArrayList<>();
+    try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "plan")) {
+      FlightInfo info = session.execute(config.query());
+      int index = 0;
+      for (FlightEndpoint endpoint : info.getEndpoints()) {
+        List<FlightUri> targets = session.targets(endpoint);
+        partitions.add(
+            new FlightSqlInputPartition(index++, endpoint.getTicket().getBytes(), targets));
+      }
+    }
+    LOG.info(
+        "Query on {} planned as {} partition(s): {}", config.uri(), partitions.size(), config.query());
+    return partitions.toArray(new InputPartition[0]);
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return new FlightSqlPartitionReaderFactory(schema, config);
+  }
+}

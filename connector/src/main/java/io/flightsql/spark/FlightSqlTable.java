@@ -1,0 +1,46 @@
+package io.flightsql.spark;
+
+import io.flightsql.spark.config.FlightSqlReadConfig;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/** A query's result or a server table as a Spark table that can be read in batch. Driver only. */
+final class FlightSqlTable implements SupportsRead {
+  private static final Set<TableCapability> CAPABILITIES =
+      Collections.unmodifiableSet(EnumSet.of(TableCapability.BATCH_READ));
+
+  private final StructType schema;
+  private final FlightSqlReadConfig config;
+
+  FlightSqlTable(StructType schema, FlightSqlReadConfig config) {
+    this.schema = schema;
+    this.config = config;
+  }
+
+  @Override
+  public String name() {
+    return "flightsql:" + config.displayName();
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StructType schema() {
+    return schema;
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    return CAPABILITIES;
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    return new FlightSqlScanBuilder(schema, config);
+  }
+}

@@ -1,0 +1,214 @@
+package io.flightsql.spark.client;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightGrpcUtils;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connector's conversation with one Flight SQL server: planning a query on the driver and
+ * reading endpoints on executors. Owns an Arrow allocator (a child of {@link Allocators}) from
+ * which every stream it opens allocates; {@link #close()} releases it and fails if any buffer
+ * leaked. Not thread-safe: one per planning step or per partition.
+ */
+public final class FlightSqlSession implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlSession.class);
+
+  private final FlightUri server;
+  private final BufferAllocator allocator;
+  private final Map<FlightUri, FlightClient> clients = new LinkedHashMap<>();
+
+  private FlightSqlSession(FlightUri server, BufferAllocator allocator) {
+    this.server = server;
+    this.allocator = allocator;
+  }
+
+  /** Opens a session; {@code purpose} names its allocator in leak reports. */
+  public static FlightSqlSession open(FlightUri server, String purpose) {
+    return new FlightSqlSession(server, Allocators.newChild("flightsql-" + purpose));
+  }
+
+  public FlightUri server() {
+    return server;
+  }
+
+  /** Runs the query (GetFlightInfo on CommandStatementQuery): its endpoints and, maybe, schema. */
+  public FlightInfo execute(String query) {
+    try {
+      return sql(server).execute(query);
+    } catch (RuntimeException e) {
+      throw failed("GetFlightInfo", server, e);
+    }
+  }
+
+  /**
+   * The query's result schema, found as cheaply as the server allows: GetSchema; else the dataset
+   * schema of a prepared statement; else the schema in FlightInfo; else the head of the first
+   * endpoint's stream.
+   */
+  public Schema resultSchema(String query) {
+    FlightInfo[] executed = new FlightInfo[1];
+    List<SchemaResolver.Source> sources =
+        Arrays.asList(
+            source("GetSchema", () -> Optional.of(sql(server).getExecuteSchema(query).getSchema())),
+            source("CreatePreparedStatement", () -> preparedSchema(query)),
+            source(
+                "GetFlightInfo",
+                () -> {
+                  executed[0] = sql(server).execute(query);
+                  return executed[0].getSchemaOptional();
+                }),
+            source("DoGet", () -> firstStreamSchema(executed[0], query)));
+    return SchemaResolver.resolve(sources, server);
+  }
+
+  private Optional<Schema> preparedSchema(String query) {
+    try (FlightSqlClient.PreparedStatement statement = sql(server).prepare(query)) {
+      return Optional.ofNullable(statement.getResultSetSchema());
+    }
+  }
+
+  private Optional<Schema> firstStreamSchema(FlightInfo knownInfo, String query) {
+    FlightInfo info = knownInfo != null ? knownInfo : sql(server).execute(query);
+    if (info.getEndpoints().isEmpty()) {
+      return Optional.empty();
+    }
+    FlightEndpoint endpoint = info.getEndpoints().get(0);
+    try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
+      return Optional.of(stream.getSchema());
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the stream failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The servers to try for an endpoint, in order. */
+  public List<FlightUri> targets(FlightEndpoint endpoint) {
+    List<String> locations = new ArrayList<>();
+    for (Location location : endpoint.getLocations()) {
+      locations.add(location.getUri().toString());
+    }
+    return EndpointTargets.resolve(server, locations);
+  }
+
+  /**
+   * Opens the stream of a ticket from the first target that answers. The failures of the targets
+   * tried before are kept as suppressed exceptions of the final failure, or logged when a later
+   * target worked. The caller closes the stream before closing this session.
+   */
+  public FlightStream stream(List<FlightUri> targets, Ticket ticket) {
+    FlightSqlConnectorException failure = null;
+    for (FlightUri target : targets) {
+      FlightStream stream = null;
+      try {
+        stream = client(target).getStream(ticket);
+        // The stream is lazy: waiting for its schema surfaces connection and server errors here,
+        // while another location can still be tried.
+        stream.getSchema();
+        if (failure != null) {
+          LOG.warn("Reading from {} after an earlier location failed: {}", target, failure.getMessage());
+        }
+        return stream;
+      } catch (RuntimeException e) {
+        closeQuietly(stream, e);
+        FlightSqlConnectorException wrapped = failed("DoGet", target, e);
+        if (failure != null) {
+          wrapped.addSuppressed(failure);
+        }
+        failure = wrapped;
+      }
+    }
+    throw failure;
+  }
+
+  private FlightSqlClient sql(FlightUri target) {
+    return new FlightSqlClient(client(target));
+  }
+
+  private FlightClient client(FlightUri target) {
+    return clients.computeIfAbsent(
+        target,
+        t -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, FlightChannels.channel(t)));
+  }
+
+  private static FlightSqlConnectorException failed(String rpc, FlightUri target, RuntimeException e) {
+    if (e instanceof FlightRuntimeException
+        && ((FlightRuntimeException) e).status().code() == FlightStatusCode.UNAVAILABLE) {
+      FlightChannels.resetBackoff(target);
+    }
+    return FlightErrors.rpcFailed(rpc, target, e);
+  }
+
+  private static void closeQuietly(AutoCloseable closeable, Throwable primary) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      primary.addSuppressed(e);
+    }
+  }
+
+  private static SchemaResolver.Source source(String rpc, SchemaFetch fetch) {
+    return new SchemaResolver.Source() {
+      @Override
+      public String rpc() {
+        return rpc;
+      }
+
+      @Override
+      public Optional<Schema> fetch() {
+        return fetch.fetch();
+      }
+    };
+  }
+
+  private interface SchemaFetch {
+    Optional<Schema> fetch();
+  }
+
+  /** Closes every client, then the allocator, which fails if any Arrow buffer is still held. */
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    for (FlightClient client : clients.values()) {
+      try {
+        client.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    clients.clear();
+    try {
+      allocator.close();
+    } catch (RuntimeException e) {
+      if (failure != null) {
+        e.addSuppressed(failure);
+      }
+      throw e;
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

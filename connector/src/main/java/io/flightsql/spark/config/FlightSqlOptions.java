@@ -1,0 +1,69 @@
+package io.flightsql.spark.config;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The registry of every option the connector understands. {@code docs/configuration.md} is
+ * generated from this list ({@link ConfigurationDocs}) and a golden-file test keeps the two equal.
+ *
+ * <p>Options come from {@code .option(...)} on a reader or writer, from {@code OPTIONS (...)} in
+ * SQL, or from the session configuration {@code spark.datasource.flightsql.<name>}; an explicit
+ * option beats the session configuration.
+ */
+public final class FlightSqlOptions {
+  /** Prefix under which Spark session configuration supplies options to this source. */
+  public static final String SESSION_CONF_PREFIX = "spark.datasource.flightsql.";
+
+  public static final OptionSpec URI =
+      OptionSpec.plain(
+          "uri",
+          "grpc://host:port, grpc+tcp://host:port or grpc+tls://host:port",
+          null,
+          OptionScope.CONNECTION,
+          "The Flight SQL server to connect to. Required. `grpc://` and `grpc+tcp://` are"
+              + " plaintext; `grpc+tls://` uses TLS with the JVM's default trust store.");
+
+  public static final OptionSpec QUERY =
+      OptionSpec.plain(
+          "query",
+          "a SQL query in the server's dialect",
+          null,
+          OptionScope.READ,
+          "The SQL query whose result is read. Exactly one of `query` and `dbtable` is required.");
+
+  public static final OptionSpec DBTABLE =
+      OptionSpec.plain(
+          "dbtable",
+          "a table name, optionally qualified and quoted in the server's dialect",
+          null,
+          OptionScope.READ,
+          "The table to read, as it would appear in a FROM clause (it is read with"
+              + " `SELECT * FROM <dbtable>`). Exactly one of `query` and `dbtable` is required.");
+
+  private static final List<OptionSpec> ALL =
+      Collections.unmodifiableList(Arrays.asList(URI, QUERY, DBTABLE));
+
+  private static final Map<String, OptionSpec> BY_NAME =
+      ALL.stream()
+          .collect(
+              Collectors.toMap(o -> o.name().toLowerCase(Locale.ROOT), Function.identity()));
+
+  private FlightSqlOptions() {}
+
+  /** Every option, in documentation order. */
+  public static List<OptionSpec> all() {
+    return ALL;
+  }
+
+  /** The option of that name, matched case-insensitively. */
+  public static Optional<OptionSpec> find(String name) {
+    return Optional.ofNullable(BY_NAME.get(name.toLowerCase(Locale.ROOT)));
+  }
+}

@@ -1,0 +1,88 @@
+package io.flightsql.spark.config;
+
+import io.flightsql.spark.client.FlightUri;
+import java.io.Serializable;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The validated options of one read, built once on the driver and shipped to executors with each
+ * partition. Immutable. Holds no secrets yet; when it does, {@link #toString()} must not show them.
+ */
+public final class FlightSqlReadConfig implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final FlightUri uri;
+  private final String query;
+  private final String table;
+
+  private FlightSqlReadConfig(FlightUri uri, String query, String table) {
+    this.uri = uri;
+    this.query = query;
+    this.table = table;
+  }
+
+  /**
+   * Validates the options of a read.
+   *
+   * @throws IllegalArgumentException naming the option at fault and what it expects
+   */
+  public static FlightSqlReadConfig from(Map<String, String> options) {
+    OptionReader reader = OptionReader.of(options);
+    String uriText = reader.required(FlightSqlOptions.URI);
+    FlightUri uri;
+    try {
+      uri = FlightUri.parse(uriText);
+    } catch (IllegalArgumentException e) {
+      throw OptionReader.invalid(FlightSqlOptions.URI, uriText, e.getMessage());
+    }
+    Optional<String> query = reader.optional(FlightSqlOptions.QUERY);
+    Optional<String> table = reader.optional(FlightSqlOptions.DBTABLE);
+    if (query.isPresent() && table.isPresent()) {
+      throw new IllegalArgumentException(
+          "Options 'dbtable' and 'query' cannot be used together; use 'query' for ad-hoc SQL"
+              + " or 'dbtable' to read a whole table");
+    }
+    if (table.isPresent()) {
+      return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get());
+    }
+    if (query.isPresent()) {
+      return new FlightSqlReadConfig(uri, stripTrailingSemicolons(query.get()), null);
+    }
+    throw new IllegalArgumentException(
+        "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
+            + " for a table name");
+  }
+
+  private static String stripTrailingSemicolons(String sql) {
+    String s = sql.trim();
+    while (s.endsWith(";")) {
+      s = s.substring(0, s.length() - 1).trim();
+    }
+    return s;
+  }
+
+  public FlightUri uri() {
+    return uri;
+  }
+
+  /** The SQL sent to the server. */
+  public String query() {
+    return query;
+  }
+
+  /** The table read, when the read names one with {@code dbtable}. */
+  public Optional<String> table() {
+    return Optional.ofNullable(table);
+  }
+
+  /** A short name for plans and the Spark UI: the table, or the query. */
+  public String displayName() {
+    return table != null ? table : query;
+  }
+
+  @Override
+  public String toString() {
+    return "FlightSqlReadConfig{uri=" + uri + ", query=" + query + "}";
+  }
+}

@@ -1,0 +1,57 @@
+package io.flightsql.spark.config;
+
+import io.flightsql.spark.client.FlightUri;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads options from the case-insensitive map Spark hands to a data source, with errors that name
+ * the option, the value it got and the form it expected.
+ */
+public final class OptionReader {
+  private final Map<String, String> options;
+
+  private OptionReader(Map<String, String> options) {
+    this.options = options;
+  }
+
+  /** Wraps a map whose keys may be in any case (Spark's maps already are case-insensitive). */
+  public static OptionReader of(Map<String, String> options) {
+    Map<String, String> lowered = new HashMap<>();
+    options.forEach((k, v) -> lowered.put(k.toLowerCase(Locale.ROOT), v));
+    return new OptionReader(lowered);
+  }
+
+  /** The value, trimmed, or empty when the option is absent or blank. */
+  public Optional<String> optional(OptionSpec spec) {
+    String value = options.get(spec.name().toLowerCase(Locale.ROOT));
+    if (value == null || value.trim().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(value.trim());
+  }
+
+  public String required(OptionSpec spec) {
+    return optional(spec)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "Option '" + spec.name() + "' is required: expected " + spec.form()));
+  }
+
+  /** The error for a value that does not have the option's form; never shows a secret value. */
+  public static IllegalArgumentException invalid(OptionSpec spec, String value, String why) {
+    String shown = spec.isSecret() ? "*****" : FlightUri.redact(value);
+    String reason = why == null ? "" : " (" + why + ")";
+    return new IllegalArgumentException(
+        "Invalid value '"
+            + shown
+            + "' for option '"
+            + spec.name()
+            + "': expected "
+            + spec.form()
+            + reason);
+  }
+}

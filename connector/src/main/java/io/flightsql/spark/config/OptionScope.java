@@ -1,0 +1,22 @@
+package io.flightsql.spark.config;
+
+/** Where an option takes effect. */
+public enum OptionScope {
+  /** Used by reads and writes alike: how to reach and talk to the server. */
+  CONNECTION("read/write"),
+  /** Used by reads only. */
+  READ("read"),
+  /** Used by writes only. */
+  WRITE("write");
+
+  private final String label;
+
+  OptionScope(String label) {
+    this.label = label;
+  }
+
+  /** The word shown in the generated documentation. */
+  public String label() {
+    return label;
+  }
+}

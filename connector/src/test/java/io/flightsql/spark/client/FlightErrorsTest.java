@@ -1,0 +1,63 @@
+package io.flightsql.spark.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.net.ConnectException;
+import org.apache.arrow.flight.CallStatus;
+import org.junit.jupiter.api.Test;
+
+class FlightErrorsTest {
+  private static final FlightUri SERVER = FlightUri.of("db.internal", 32010, false);
+
+  @Test
+  void messageNamesRpcServerStatusAndServerMessage() {
+    FlightSqlConnectorException e =
+        FlightErrors.rpcFailed(
+            "GetFlightInfo",
+            SERVER,
+            CallStatus.INVALID_ARGUMENT.withDescription("Parser Error: syntax error").toRuntimeException());
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "[flightsql] GetFlightInfo failed for grpc://db.internal:32010: INVALID_ARGUMENT:"
+                + " Parser Error: syntax error");
+    assertThat(e.statusCode()).isEqualTo("INVALID_ARGUMENT");
+    assertThat(e.serverMessage()).isEqualTo("Parser Error: syntax error");
+  }
+
+  @Test
+  void unavailableAddsTheRootCauseAndWhatToCheck() {
+    FlightSqlConnectorException e =
+        FlightErrors.rpcFailed(
+            "GetSchema",
+            SERVER,
+            CallStatus.UNAVAILABLE
+                .withDescription("io exception")
+                .withCause(new ConnectException("Connection refused: db.internal/10.0.0.1:32010"))
+                .toRuntimeException());
+    assertThat(e.getMessage())
+        .startsWith("[flightsql] GetSchema failed for grpc://db.internal:32010: UNAVAILABLE: io exception")
+        .contains("Connection refused")
+        .contains("option 'uri'");
+  }
+
+  @Test
+  void theWrappedExceptionSerializesWithItsStatus() throws Exception {
+    FlightSqlConnectorException e =
+        FlightErrors.rpcFailed(
+            "DoGet", SERVER, CallStatus.INTERNAL.withDescription("boom").toRuntimeException());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(e);
+    }
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      FlightSqlConnectorException copy = (FlightSqlConnectorException) in.readObject();
+      assertThat(copy.getMessage()).isEqualTo(e.getMessage());
+      assertThat(copy.statusCode()).isEqualTo("INTERNAL");
+      assertThat(copy.getCause().getMessage()).contains("FlightRuntimeException").contains("boom");
+    }
+  }
+}
