@@ -24,6 +24,9 @@ final class FlightSqlScan implements Scan, Batch {
 
   private final StructType schema;
   private final FlightSqlReadConfig config;
+  // Spark may ask a batch for its partitions more than once while planning one job (copies of
+  // the physical plan share this object). Asking the server again would run the query again.
+  private InputPartition[] partitions;
 
   FlightSqlScan(StructType schema, FlightSqlReadConfig config) {
     this.schema = schema;
@@ -46,20 +49,27 @@ final class FlightSqlScan implements Scan, Batch {
   }
 
   @Override
-  public InputPartition[] planInputPartitions() {
-    List<InputPartition> partitions = new ArrayList<>();
+  public synchronized InputPartition[] planInputPartitions() {
+    if (partitions == null) {
+      partitions = askServerForPartitions();
+    }
+    return partitions.clone();
+  }
+
+  private InputPartition[] askServerForPartitions() {
+    List<InputPartition> planned = new ArrayList<>();
     try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "plan")) {
       FlightInfo info = session.execute(config.query());
       int index = 0;
       for (FlightEndpoint endpoint : info.getEndpoints()) {
         List<FlightUri> targets = session.targets(endpoint);
-        partitions.add(
+        planned.add(
             new FlightSqlInputPartition(index++, endpoint.getTicket().getBytes(), targets));
       }
     }
     LOG.info(
-        "Query on {} planned as {} partition(s): {}", config.uri(), partitions.size(), config.query());
-    return partitions.toArray(new InputPartition[0]);
+        "Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), config.query());
+    return planned.toArray(new InputPartition[0]);
   }
 
   @Override

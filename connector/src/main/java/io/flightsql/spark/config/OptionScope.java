@@ -2,8 +2,8 @@ package io.flightsql.spark.config;
 
 /** Where an option takes effect. */
 public enum OptionScope {
-  /** Used by reads and writes alike: how to reach and talk to the server. */
-  CONNECTION("read/write"),
+  /** How to reach and talk to the server, for every operation. */
+  CONNECTION("connection"),
   /** Used by reads only. */
   READ("read"),
   /** Used by writes only. */

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The quick start: builds the connector and the embedded DuckDB Flight SQL server, starts the
+# server in-process on 127.0.0.1 and a free port, and reads from it with Spark through the
+# connector. Needs Java 17+ and Maven 3.8+.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mvn -B -ntp -q install -DskipTests
+exec mvn -B -ntp -q -pl examples/spark-apps exec:exec@quickstart "$@"
