@@ -12,7 +12,18 @@ escaped=$(grep -E '\.class$' <<<"$listing" | grep -vE '^(META-INF/versions/[0-9]
 native=$(grep -E '\.(so|dll|dylib|jnilib)$' <<<"$listing" || true)
 services=$(grep -E '^META-INF/services/' <<<"$listing" | grep -vE '^META-INF/services/(io\.flightsql\.spark\.|org\.apache\.spark\.sql\.sources\.DataSourceRegister$)' | grep -v '/$' || true)
 
+# The connector's own classes must stay Java 11 bytecode (class file major version 55) so the jar
+# runs on Spark 3.5 clusters that still use Java 11.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$tmp" && jar xf "$(cd "$(dirname "$jar_file")" && pwd)/$(basename "$jar_file")" io/flightsql/spark/FlightSqlDataSource.class)
+major=$(od -An -j7 -N1 -tu1 "$tmp/io/flightsql/spark/FlightSqlDataSource.class" | tr -d ' ')
+
 status=0
+if [[ "$major" != "55" ]]; then
+  echo "verify-shading: io/flightsql/spark/FlightSqlDataSource.class has class file version $major, expected 55 (Java 11)" >&2
+  status=1
+fi
 if [[ -n "$escaped" ]]; then
   echo "verify-shading: $(wc -l <<<"$escaped") class(es) escaped relocation in $jar_file, e.g.:" >&2
   head -20 <<<"$escaped" >&2

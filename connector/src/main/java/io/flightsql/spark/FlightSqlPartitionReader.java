@@ -127,18 +127,31 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     return batch;
   }
 
+  /**
+   * Releases the stream, then the session and its allocator. When Spark kills a task (e.g. because
+   * another task of the job failed) it interrupts the thread that then runs this; the stream's
+   * drain would be cut short and leak its buffers, so the interrupt is set aside while closing and
+   * restored afterwards.
+   */
   @Override
   public void close() {
     LOG.debug("Partition {} read {} rows in {} batches", partition.index(), rows, batches);
-    RuntimeException failure = null;
+    boolean interrupted = Thread.interrupted();
     try {
-      stream.close();
-    } catch (Exception e) {
-      failure = new IllegalStateException("Closing the Flight stream failed: " + e, e);
-    }
-    closeSession(failure);
-    if (failure != null) {
-      throw failure;
+      RuntimeException failure = null;
+      try {
+        stream.close();
+      } catch (Exception e) {
+        failure = new IllegalStateException("Closing the Flight stream failed: " + e, e);
+      }
+      closeSession(failure);
+      if (failure != null) {
+        throw failure;
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -220,4 +220,18 @@ class FlightSqlReadTest {
     assertThatThrownBy(df::collectAsList)
         .hasMessageContaining("[flightsql] GetFlightInfo failed for " + uri + ": UNAVAILABLE");
   }
+
+  @Test
+  void serverErrorMidStreamFailsTheJobWithTheServersMessage() {
+    // Row 300,000 fails a cast while the server is already streaming: the task must fail with the
+    // server's own message rather than return a truncated result.
+    Dataset<Row> df =
+        read(
+            server.uri(),
+            "SELECT i, CASE WHEN i < 300000 THEN i::VARCHAR ELSE CAST('boom' || i AS INTEGER)::VARCHAR END AS v"
+                + " FROM range(400000) t(i)");
+    assertThatThrownBy(() -> df.write().format("noop").mode("overwrite").save())
+        .hasStackTraceContaining("[flightsql] DoGet failed for " + server.uri())
+        .hasStackTraceContaining("boom300000");
+  }
 }
