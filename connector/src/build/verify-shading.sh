@@ -6,6 +6,7 @@
 set -euo pipefail
 jar_file="${1:?usage: verify-shading.sh <jar>}"
 [[ -f "$jar_file" ]] || { echo "verify-shading: no such jar: $jar_file" >&2; exit 1; }
+jar_file="$(cd "$(dirname "$jar_file")" && pwd)/$(basename "$jar_file")"
 
 listing=$(jar tf "$jar_file")
 escaped=$(grep -E '\.class$' <<<"$listing" | grep -vE '^(META-INF/versions/[0-9]+/)?io/flightsql/spark/' || true)
@@ -16,7 +17,7 @@ services=$(grep -E '^META-INF/services/' <<<"$listing" | grep -vE '^META-INF/ser
 # runs on Spark 3.5 clusters that still use Java 11.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && jar xf "$(cd "$(dirname "$jar_file")" && pwd)/$(basename "$jar_file")" io/flightsql/spark/FlightSqlDataSource.class)
+(cd "$tmp" && jar xf "$jar_file" io/flightsql/spark/FlightSqlDataSource.class)
 major=$(od -An -j7 -N1 -tu1 "$tmp/io/flightsql/spark/FlightSqlDataSource.class" | tr -d ' ')
 
 status=0
