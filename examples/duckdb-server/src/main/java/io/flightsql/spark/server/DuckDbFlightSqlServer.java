@@ -1,0 +1,358 @@
+package io.flightsql.spark.server;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An Arrow Flight SQL server backed by an in-memory DuckDB database: the server of the quick start
+ * and of the connector's tests.
+ *
+ * <p>At start-up the database gets two deterministic demo tables, {@code lineitem} (TPC-H-like,
+ * size set by {@link Builder#lineitemRows}) and {@code types_demo} (one column per common scalar
+ * type), plus the user's data if {@link Builder#data} names any. A query's FlightInfo has {@link
+ * Builder#endpoints} endpoints, disjoint slices of the result that add up to it in endpoint order.
+ *
+ * <pre>{@code
+ * try (DuckDbFlightSqlServer server = DuckDbFlightSqlServer.builder().lineitemRows(10_000).start()) {
+ *   String uri = server.uri(); // grpc://127.0.0.1:<free port>
+ *   server.execute("CREATE TABLE t AS SELECT 42 AS answer");
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #close()} stops the server, closes DuckDB, and checks that no Arrow memory
+ * leaked.
+ */
+public final class DuckDbFlightSqlServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DuckDbFlightSqlServer.class);
+
+  private final String host;
+  private final FlightServer server;
+  private final DuckDbFlightSqlProducer producer;
+  private final DuckDbDatabase database;
+  private final BufferAllocator serverAllocator;
+  private final BufferAllocator rootAllocator;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private DuckDbFlightSqlServer(
+      String host,
+      FlightServer server,
+      DuckDbFlightSqlProducer producer,
+      DuckDbDatabase database,
+      BufferAllocator serverAllocator,
+      BufferAllocator rootAllocator) {
+    this.host = host;
+    this.server = server;
+    this.producer = producer;
+    this.database = database;
+    this.serverAllocator = serverAllocator;
+    this.rootAllocator = rootAllocator;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Where clients connect: {@code grpc://<host>:<port>}, for example {@code grpc://127.0.0.1:4321}.
+   */
+  public String uri() {
+    String uriHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    return "grpc://" + uriHost + ":" + port();
+  }
+
+  /** The port the server listens on; the one picked by the system when the builder asked for 0. */
+  public int port() {
+    return server.getPort();
+  }
+
+  /**
+   * A new JDBC connection to this server's DuckDB database, for computing DuckDB's own answer to a
+   * query or running DDL in tests. The caller closes it.
+   */
+  public Connection newConnection() throws SQLException {
+    checkOpen();
+    return database.connect();
+  }
+
+  /**
+   * Runs one or more SQL statements directly on DuckDB, for example to set up test tables.
+   *
+   * @throws IllegalArgumentException with DuckDB's message if DuckDB rejects the SQL
+   */
+  public void execute(String sql) {
+    checkOpen();
+    try {
+      database.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalArgumentException(
+          "DuckDB could not execute '" + QuerySql.abbreviate(sql, 200) + "': " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Stops the server, waiting for running calls to end, then closes DuckDB and the Arrow
+   * allocators. Calling it again does nothing.
+   *
+   * @throws IllegalStateException if Arrow memory leaked (the allocator's report is the message) or
+   *     something else could not be closed
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("Stopping the Flight SQL server at {}", uri());
+    Deque<AutoCloseable> resources = new ArrayDeque<>();
+    // Closed in this order: no new calls, running calls drained, then what the calls used.
+    resources.add(server);
+    resources.add(producer);
+    resources.add(serverAllocator);
+    resources.add(database);
+    resources.add(rootAllocator);
+    Throwable failure = closeAll(resources, null);
+    if (failure instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (failure != null) {
+      throw new IllegalStateException("Could not close the Flight SQL server: " + failure, failure);
+    }
+  }
+
+  /** Blocks until the server has shut down, for the standalone {@link #main}. */
+  void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  /**
+   * Runs the server standalone until the process is stopped. Flags (all optional): {@code --host},
+   * {@code --port} (0 for a free port), {@code --endpoints}, {@code --data}, {@code
+   * --lineitem-rows}, {@code --batch-rows}; see {@code --help}. Bad flags print the usage and exit
+   * with status 2.
+   */
+  public static void main(String[] args) {
+    if (ServerCommandLine.wantsHelp(args)) {
+      System.out.println(ServerCommandLine.USAGE);
+      return;
+    }
+    Builder builder;
+    try {
+      builder = ServerCommandLine.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(ServerCommandLine.USAGE);
+      System.exit(2);
+      return;
+    }
+    DuckDbFlightSqlServer server;
+    try {
+      server = builder.start();
+    } catch (IOException | RuntimeException e) {
+      System.err.println("Could not start the Flight SQL server: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "flightsql-server-shutdown"));
+    System.out.println("Flight SQL server listening on " + server.uri());
+    try {
+      server.awaitTermination();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("The Flight SQL server at " + uri() + " is closed");
+    }
+  }
+
+  /** Closes each resource in order, even when one fails; returns the first failure, or null. */
+  private static Throwable closeAll(Deque<AutoCloseable> resources, Throwable first) {
+    for (AutoCloseable resource : resources) {
+      try {
+        resource.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        first = chain(first, e);
+      } catch (Exception e) {
+        first = chain(first, e);
+      }
+    }
+    return first;
+  }
+
+  private static Throwable chain(Throwable first, Throwable next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
+  }
+
+  /**
+   * Configures and starts a {@link DuckDbFlightSqlServer}. Every setting has a default, so {@code
+   * builder().start()} gives a server on 127.0.0.1, a free port, with 2 endpoints per query and a
+   * million-row {@code lineitem}.
+   */
+  public static final class Builder {
+
+    private String host = "127.0.0.1";
+    private int port = 0;
+    private int endpoints = 2;
+    private long lineitemRows = 1_000_000;
+    private int batchRows = 65_536;
+    private Path data;
+
+    private Builder() {}
+
+    /** The address to listen on; default {@code 127.0.0.1}. */
+    public Builder host(String host) {
+      if (host == null || host.isBlank()) {
+        throw new IllegalArgumentException(
+            "Invalid value '" + host + "' for option 'host': expected a host name or address");
+      }
+      this.host = host;
+      return this;
+    }
+
+    /** The port to listen on, 0 (the default) for one the system picks. */
+    public Builder port(int port) {
+      this.port = check("port", port, 0, 65_535);
+      return this;
+    }
+
+    /** How many endpoints each query's FlightInfo has; default 2. */
+    public Builder endpoints(int endpoints) {
+      this.endpoints = check("endpoints", endpoints, 1, 1024);
+      return this;
+    }
+
+    /** How many rows {@code lineitem} gets, 0 for no {@code lineitem}; default 1,000,000. */
+    public Builder lineitemRows(long rows) {
+      if (rows < 0 || rows > DemoData.MAX_LINEITEM_ROWS) {
+        throw new IllegalArgumentException(
+            "Invalid value '"
+                + rows
+                + "' for option 'lineitemRows': expected 0.."
+                + DemoData.MAX_LINEITEM_ROWS);
+      }
+      this.lineitemRows = rows;
+      return this;
+    }
+
+    /** The most rows per Arrow batch that DoGet sends; default 65,536. */
+    public Builder batchRows(int rows) {
+      this.batchRows = check("batchRows", rows, 1, Integer.MAX_VALUE);
+      return this;
+    }
+
+    /**
+     * Data to load at start-up: a {@code .sql} script, or a directory whose {@code *.parquet} and
+     * {@code *.csv} files become tables named after the files, after which its {@code *.sql} files
+     * run in name order.
+     */
+    public Builder data(Path data) {
+      if (data == null) {
+        throw new IllegalArgumentException(
+            "Invalid value 'null' for option 'data': expected a path");
+      }
+      this.data = data;
+      return this;
+    }
+
+    /**
+     * Creates the database, loads the data and starts listening.
+     *
+     * @throws IOException if the port cannot be bound or the data cannot be loaded
+     */
+    public DuckDbFlightSqlServer start() throws IOException {
+      if (data != null && !Files.exists(data)) {
+        throw new IOException("Invalid value '" + data + "' for option 'data': no such file");
+      }
+      long startNanos = System.nanoTime();
+      Deque<AutoCloseable> opened = new ArrayDeque<>();
+      try {
+        BufferAllocator rootAllocator = new RootAllocator();
+        opened.push(rootAllocator);
+        DuckDbDatabase database = DuckDbDatabase.openInMemory();
+        opened.push(database);
+        DemoData.createTypesDemo(database);
+        DemoData.createLineitem(database, lineitemRows);
+        if (data != null) {
+          DataLoader.load(database, data);
+        }
+        database.serveDeterministically();
+        BufferAllocator serverAllocator =
+            rootAllocator.newChildAllocator("flight-server", 0, Long.MAX_VALUE);
+        opened.push(serverAllocator);
+        BufferAllocator producerAllocator =
+            rootAllocator.newChildAllocator("flight-sql-producer", 0, Long.MAX_VALUE);
+        // Until the server runs, no call can hold producer memory: closing the allocator suffices.
+        opened.push(producerAllocator);
+        DuckDbFlightSqlProducer producer =
+            new DuckDbFlightSqlProducer(database, producerAllocator, endpoints, batchRows);
+        FlightServer server = flightServer(serverAllocator, producer);
+        opened.push(server);
+        server.start();
+        DuckDbFlightSqlServer started =
+            new DuckDbFlightSqlServer(
+                host, server, producer, database, serverAllocator, rootAllocator);
+        LOG.info(
+            "Flight SQL server on {} started in {} ms (DuckDB {}, lineitem {} rows, {} endpoints"
+                + " per query, {} rows per batch)",
+            started.uri(),
+            (System.nanoTime() - startNanos) / 1_000_000,
+            database.version(),
+            lineitemRows,
+            endpoints,
+            batchRows);
+        return started;
+      } catch (SQLException e) {
+        IOException failure =
+            new IOException("Could not set up the DuckDB database: " + e.getMessage(), e);
+        closeAll(opened, failure);
+        throw failure;
+      } catch (IOException | RuntimeException e) {
+        closeAll(opened, e);
+        throw e;
+      }
+    }
+
+    /**
+     * The Flight server around {@code producer}. Authentication, middleware and TLS belong here, on
+     * the Flight server builder.
+     */
+    private FlightServer flightServer(BufferAllocator allocator, DuckDbFlightSqlProducer producer) {
+      Location location = Location.forGrpcInsecure(host, port);
+      return FlightServer.builder(allocator, location, producer).build();
+    }
+
+    private static int check(String option, int value, int min, int max) {
+      if (value < min || value > max) {
+        throw new IllegalArgumentException(
+            "Invalid value '"
+                + value
+                + "' for option '"
+                + option
+                + "': expected "
+                + min
+                + ".."
+                + max);
+      }
+      return value;
+    }
+  }
+}

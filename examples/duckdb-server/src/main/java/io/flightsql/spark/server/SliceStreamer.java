@@ -1,0 +1,164 @@
+package io.flightsql.spark.server;
+
+import java.io.IOException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.util.TransferPair;
+import org.duckdb.DuckDBConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams one {@link StatementSlice} to a DoGet client.
+ *
+ * <p>Every endpoint of a query runs the very same statement ({@link QuerySql#subquery}) and keeps its
+ * own rows of the result: it drops the batches before its offset, cuts the batches at its edges, and
+ * stops DuckDB as soon as it has its rows. Pushing the offset into the SQL instead ({@code LIMIT n
+ * OFFSET k}) would let DuckDB choose a different plan per endpoint (top-N, late materialisation),
+ * and plans that differ may order ties differently, so the slices would no longer fit together.
+ *
+ * <p>Rows travel from DuckDB to gRPC without being copied in Java: DuckDB exports each batch through
+ * the Arrow C data interface, and the batch's buffers are transferred into the root that the
+ * listener sends. A call holds at most the batch being sent and the one being read.
+ */
+final class SliceStreamer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SliceStreamer.class);
+
+  /** How long a client may leave the stream unread before the call gives up. */
+  private static final Duration CLIENT_READ_TIMEOUT = Duration.ofMinutes(10);
+
+  private static final AtomicLong CALL_IDS = new AtomicLong();
+
+  private final DuckDbDatabase database;
+  private final BufferAllocator allocator;
+  private final int batchRows;
+
+  SliceStreamer(DuckDbDatabase database, BufferAllocator allocator, int batchRows) {
+    this.database = database;
+    this.allocator = allocator;
+    this.batchRows = batchRows;
+  }
+
+  void stream(StatementSlice slice, ServerStreamListener listener) {
+    BackpressureStrategy backpressure = new PollingBackpressure();
+    backpressure.register(listener);
+    String sql = QuerySql.subquery(slice.sql());
+    long call = CALL_IDS.incrementAndGet();
+    long sent = 0;
+    int batches = 0;
+    boolean completed = false;
+    try (BufferAllocator callAllocator =
+            allocator.newChildAllocator("doget-" + call, 0, Long.MAX_VALUE);
+        DuckDBConnection connection = database.connect();
+        PreparedStatement statement = connection.prepareStatement(sql);
+        ResultSet rows = statement.executeQuery();
+        ArrowReader reader = DuckDbDatabase.arrowReader(rows, callAllocator, batchRows);
+        VectorSchemaRoot out =
+            VectorSchemaRoot.create(reader.getVectorSchemaRoot().getSchema(), callAllocator)) {
+      VectorSchemaRoot in = reader.getVectorSchemaRoot();
+      long toSkip = slice.offset();
+      long remaining = slice.open() ? Long.MAX_VALUE : slice.limit();
+      // Starting sends the schema, so even an empty slice tells the client what it would contain.
+      listener.start(out);
+      while (remaining > 0 && reader.loadNextBatch()) {
+        int count = in.getRowCount();
+        if (toSkip >= count) {
+          toSkip -= count;
+          continue;
+        }
+        int from = (int) toSkip;
+        int take = (int) Math.min(count - from, remaining);
+        toSkip = 0;
+        BackpressureStrategy.WaitResult ready =
+            backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
+        if (ready != BackpressureStrategy.WaitResult.READY) {
+          stopEarly(listener, ready, sent);
+          return;
+        }
+        moveRows(in, out, from, take, count);
+        listener.putNext();
+        sent += take;
+        remaining -= take;
+        batches++;
+        LOG.debug("DoGet #{} batch {}: {} rows ({} so far)", call, batches, take, sent);
+      }
+      listener.completed();
+      completed = true;
+      LOG.info(
+          "DoGet #{} sent {} rows in {} batches (offset {}, limit {}) for SQL: {}",
+          call,
+          sent,
+          batches,
+          slice.offset(),
+          slice.open() ? "none" : slice.limit(),
+          QuerySql.abbreviate(slice.sql(), 500));
+    } catch (SQLException | IOException e) {
+      // DuckDB raises query errors at execute time, and data errors (a failed cast in row 10^6)
+      // while the batches are exported: both are the client's query's fault.
+      fail(listener, completed, CallStatus.INVALID_ARGUMENT, e);
+    } catch (RuntimeException e) {
+      fail(listener, completed, CallStatus.INTERNAL, e);
+    }
+  }
+
+  /**
+   * Moves rows {@code [from, from + take)} of {@code in} into {@code out}. Whole batches hand their
+   * buffers over; partial ones share them where Arrow can (split-and-transfer copies only what is
+   * not byte-aligned, such as a validity bitmap that starts mid-byte).
+   */
+  private static void moveRows(
+      VectorSchemaRoot in, VectorSchemaRoot out, int from, int take, int count) {
+    for (int i = 0; i < in.getFieldVectors().size(); i++) {
+      FieldVector source = in.getVector(i);
+      TransferPair transfer = source.makeTransferPair(out.getVector(i));
+      if (from == 0 && take == count) {
+        transfer.transfer();
+      } else {
+        transfer.splitAndTransfer(from, take);
+      }
+    }
+    out.setRowCount(take);
+  }
+
+  private static void stopEarly(
+      ServerStreamListener listener, BackpressureStrategy.WaitResult why, long sent) {
+    if (why == BackpressureStrategy.WaitResult.CANCELLED || listener.isCancelled()) {
+      LOG.info("DoGet cancelled by the client after {} rows", sent);
+      return;
+    }
+    LOG.warn("DoGet stopped after {} rows: the client stopped reading ({})", sent, why);
+    listener.error(
+        CallStatus.TIMED_OUT
+            .withDescription(
+                "The client did not read the stream for "
+                    + CLIENT_READ_TIMEOUT.toMinutes()
+                    + " minutes")
+            .toRuntimeException());
+  }
+
+  private static void fail(
+      ServerStreamListener listener, boolean completed, CallStatus status, Exception e) {
+    if (completed) {
+      // Only releasing the call's resources can fail this late, a leak the client cannot act on.
+      LOG.error("DoGet could not release its resources", e);
+      return;
+    }
+    if (listener.isCancelled()) {
+      LOG.info("DoGet cancelled by the client ({})", e.getMessage());
+      return;
+    }
+    LOG.warn("DoGet failed: {}", e.getMessage());
+    listener.error(status.withDescription(e.getMessage()).withCause(e).toRuntimeException());
+  }
+}
