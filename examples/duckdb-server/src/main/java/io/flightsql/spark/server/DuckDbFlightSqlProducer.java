@@ -1,8 +1,10 @@
 package io.flightsql.spark.server;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ import org.apache.arrow.flight.sql.FlightSqlProducer;
 import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
@@ -291,14 +294,51 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     streamMetadata(listener, () -> catalog.streamTableTypes(listener));
   }
 
-  // ---- Not supported (yet)
+  // ---- Prepared statements, without parameters (binding arrives with the write path). The handle
+  // is the SQL itself, so the server keeps no state per statement and closing has nothing to free.
 
   @Override
   public void createPreparedStatement(
       ActionCreatePreparedStatementRequest request,
       CallContext context,
       StreamListener<Result> listener) {
-    listener.onError(unsupported("prepared statements"));
+    if (request.hasTransactionId()) {
+      listener.onError(unsupported("transactions"));
+      return;
+    }
+    String sql = request.getQuery();
+    try {
+      ByteString datasetSchema = calls.track(() -> preparedDatasetSchema(sql));
+      ActionCreatePreparedStatementResult result =
+          ActionCreatePreparedStatementResult.newBuilder()
+              .setPreparedStatementHandle(ByteString.copyFromUtf8(sql))
+              .setDatasetSchema(datasetSchema)
+              .build();
+      listener.onNext(new Result(Any.pack(result).toByteArray()));
+      listener.onCompleted();
+    } catch (SQLException | IllegalArgumentException e) {
+      listener.onError(queryFailed(e));
+    } catch (FlightRuntimeException e) {
+      listener.onError(e);
+    }
+  }
+
+  /**
+   * The IPC-serialized result schema of a query, or no schema for a statement that returns no rows
+   * (DDL, DML), which cannot be probed as a subquery; DuckDB still checks that one parses.
+   */
+  private ByteString preparedDatasetSchema(String sql) throws SQLException {
+    try (DuckDBConnection connection = database.connect()) {
+      try {
+        return ByteString.copyFrom(schema(connection, sql).serializeAsMessage());
+      } catch (SQLException asQuery) {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+          return ByteString.EMPTY;
+        } catch (SQLException asStatement) {
+          throw asQuery;
+        }
+      }
+    }
   }
 
   @Override
@@ -306,19 +346,28 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       ActionClosePreparedStatementRequest request,
       CallContext context,
       StreamListener<Result> listener) {
-    listener.onError(unsupported("prepared statements"));
+    listener.onCompleted();
   }
 
   @Override
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    throw unsupported("prepared statements");
+    String sql = command.getPreparedStatementHandle().toStringUtf8();
+    try {
+      return calls.track(() -> flightInfo(sql, context, descriptor));
+    } catch (SQLException | IllegalArgumentException e) {
+      throw queryFailed(e);
+    }
   }
 
   @Override
   public void getStreamPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, ServerStreamListener listener) {
-    listener.error(unsupported("prepared statements"));
+    // The endpoints of a prepared query carry statement tickets, so DoGet never lands here.
+    listener.error(
+        CallStatus.INVALID_ARGUMENT
+            .withDescription("Read a prepared statement through the tickets of its FlightInfo")
+            .toRuntimeException());
   }
 
   @Override
