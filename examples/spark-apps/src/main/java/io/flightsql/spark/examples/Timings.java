@@ -1,0 +1,67 @@
+package io.flightsql.spark.examples;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+
+/** The timed runs of one way of reading, in seconds, and the rates they give. */
+final class Timings {
+
+  private final String way;
+  private final List<Double> seconds = new ArrayList<>();
+  private String skipped;
+
+  Timings(String way) {
+    this.way = way;
+  }
+
+  String way() {
+    return way;
+  }
+
+  void add(double runSeconds) {
+    seconds.add(runSeconds);
+  }
+
+  /** Marks this way as not measured, for the reason given. */
+  void skip(String reason) {
+    skipped = reason;
+  }
+
+  boolean measured() {
+    return skipped == null && !seconds.isEmpty();
+  }
+
+  double best() {
+    return Collections.min(seconds);
+  }
+
+  double median() {
+    List<Double> sorted = new ArrayList<>(seconds);
+    Collections.sort(sorted);
+    int middle = sorted.size() / 2;
+    return sorted.size() % 2 == 1
+        ? sorted.get(middle)
+        : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+  }
+
+  /**
+   * One line of the summary: best and median time, and the rates of the best run ({@code MB} is
+   * 10^6 bytes).
+   */
+  String summary(long rows, long bytes) {
+    if (!measured()) {
+      return String.format(Locale.ROOT, "%-15s: not measured: %s", way, skipped);
+    }
+    double best = best();
+    return String.format(
+        Locale.ROOT,
+        "%-15s: best %6.2f s  median %6.2f s  %6.2f M rows/s  %7.1f MB/s",
+        way,
+        best,
+        median(),
+        rows / best / 1e6,
+        bytes / best / 1e6);
+  }
+}
