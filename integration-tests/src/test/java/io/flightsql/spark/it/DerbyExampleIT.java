@@ -1,0 +1,143 @@
+package io.flightsql.spark.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract against Arrow Java's {@code FlightSqlExample} (Derby), a server this project did not
+ * write, started in this JVM. Derby upper-cases unquoted names and sends timestamps as {@code
+ * timestamp[ms, tz=UTC]}, which Spark reads as instants.
+ */
+class DerbyExampleIT extends FlightSqlContractSuite {
+  private DerbyExampleServer server;
+
+  @Override
+  protected ServerQuirks startServer() throws Exception {
+    server = DerbyExampleServer.start("derby-example-it");
+    return new DerbyQuirks(server.uri());
+  }
+
+  @Override
+  protected void stopServer() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void readsTheTableTheExampleStartsWith() {
+    Dataset<Row> ints = flightsql().option("dbtable", "intTable").load();
+
+    assertThat(describe(ints.schema()))
+        .containsExactly("ID: int", "KEYNAME: string", "VALUE: int", "FOREIGNID: int");
+    List<List<Object>> rows = values(ints.collectAsList());
+    rows.sort(Comparator.comparingInt(row -> (Integer) row.get(0)));
+    assertThat(rows)
+        .containsExactly(
+            Arrays.asList(1, "one", 1, 1),
+            Arrays.asList(2, "zero", 0, 1),
+            Arrays.asList(3, "negative one", -1, 1));
+  }
+
+  @Test
+  void joinsTwoTablesOnTheServer() {
+    Dataset<Row> joined =
+        flightsql()
+            .option(
+                "query",
+                "SELECT i.keyName, f.foreignName FROM intTable i JOIN foreignTable f"
+                    + " ON i.foreignId = f.id WHERE i.value >= 0 ORDER BY i.value")
+            .load();
+
+    List<Row> rows = joined.collectAsList();
+
+    assertThat(values(rows))
+        .containsExactly(Arrays.asList("zero", "keyOne"), Arrays.asList("one", "keyOne"));
+  }
+
+  /** Derby: upper-case names, {@code TIMESTAMP} as UTC instants, Derby's syntax error text. */
+  private static final class DerbyQuirks extends ServerQuirks {
+    private final String uri;
+
+    DerbyQuirks(String uri) {
+      this.uri = uri;
+    }
+
+    @Override
+    String name() {
+      return "Derby (FlightSqlExample)";
+    }
+
+    @Override
+    String uri() {
+      return uri;
+    }
+
+    @Override
+    String reportedName(String sqlName) {
+      return sqlName.toUpperCase(Locale.ROOT);
+    }
+
+    @Override
+    String ddlType(ContractColumn column) {
+      switch (column) {
+        case ID:
+          return "INT";
+        case NAME:
+          return "VARCHAR(100)";
+        case SCORE:
+          return "DOUBLE";
+        default:
+          return "TIMESTAMP";
+      }
+    }
+
+    @Override
+    DataType sparkType(ContractColumn column) {
+      switch (column) {
+        case ID:
+          return DataTypes.IntegerType;
+        case NAME:
+          return DataTypes.StringType;
+        case SCORE:
+          return DataTypes.DoubleType;
+        default:
+          return DataTypes.TimestampType;
+      }
+    }
+
+    @Override
+    String literal(ContractColumn column, Object value) {
+      if (column == ContractColumn.SEEN_AT && value != null) {
+        // Derby has no TIMESTAMP '...' literal; its TIMESTAMP() function parses the same text.
+        return "TIMESTAMP('" + SQL_TIMESTAMP.format((LocalDateTime) value) + "')";
+      }
+      return super.literal(column, value);
+    }
+
+    @Override
+    Object sparkValue(ContractColumn column, Object value) {
+      if (column == ContractColumn.SEEN_AT && value != null) {
+        // The example reads Derby's zone-less TIMESTAMP with a UTC calendar.
+        return ((LocalDateTime) value).toInstant(ZoneOffset.UTC);
+      }
+      return super.sparkValue(column, value);
+    }
+
+    @Override
+    String syntaxErrorText() {
+      return "Syntax error: Encountered \"SELEKT\"";
+    }
+  }
+}

@@ -1,0 +1,251 @@
+package io.flightsql.spark.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.client.FlightSqlConnectorException;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What every Flight SQL server must give users of the shaded connector: exact values (NULLs
+ * included), server-side filtering and ordering, empty results with their schema, Spark types and
+ * names, SQL over a temporary view, and errors that carry the server's own words. A subclass starts
+ * one real server and describes it with a {@link ServerQuirks}; each test class gets its own {@code
+ * local[2]} SparkSession, and every test ends with a check that the connector holds no Arrow
+ * memory.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+// A server that stops answering fails the test instead of hanging the build: the connector's calls
+// have no deadline of their own.
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+abstract class FlightSqlContractSuite {
+  static final String TABLE = "contract_people";
+
+  /** Rows of {@link #TABLE} in {@link ContractColumn} order. */
+  static final List<List<Object>> ROWS =
+      List.of(
+          Arrays.asList(1L, "alice", 1.5, LocalDateTime.of(2024, 1, 2, 3, 4, 5)),
+          Arrays.asList(2L, "bob", null, LocalDateTime.of(1999, 12, 31, 23, 59, 59)),
+          Arrays.asList(3L, null, -2.25, null),
+          Arrays.asList(4L, "Zoë ✓", 0.0, LocalDateTime.of(1970, 1, 1, 0, 0, 0)),
+          Arrays.asList(5L, "it's", 1.0e10, LocalDateTime.of(2038, 1, 19, 3, 14, 8)));
+
+  protected ServerQuirks quirks;
+  protected SparkSession spark;
+
+  /** Starts the server (or finds one an extension started) and describes it. */
+  protected abstract ServerQuirks startServer() throws Exception;
+
+  /** Stops what {@link #startServer()} started. */
+  protected void stopServer() throws Exception {}
+
+  @BeforeAll
+  void startServerAndSpark() throws Exception {
+    quirks = startServer();
+    spark = SparkSessions.local(getClass().getSimpleName());
+    createContractTable();
+  }
+
+  @AfterAll
+  void stopSparkAndServer() throws Exception {
+    try {
+      if (spark != null) {
+        spark.stop();
+      }
+    } finally {
+      stopServer();
+    }
+  }
+
+  @AfterEach
+  void connectorHoldsNoArrowMemory(TestInfo test) {
+    ArrowLeaks.assertNoneLeft("after " + test.getDisplayName());
+  }
+
+  private void createContractTable() {
+    String columns =
+        Arrays.stream(ContractColumn.values())
+            .map(c -> c.sqlName() + " " + quirks.ddlType(c))
+            .collect(Collectors.joining(", "));
+    quirks.executeUpdate("CREATE TABLE " + TABLE + " (" + columns + ")");
+    for (List<Object> row : ROWS) {
+      List<String> literals = new ArrayList<>();
+      for (ContractColumn column : ContractColumn.values()) {
+        literals.add(quirks.literal(column, row.get(column.ordinal())));
+      }
+      quirks.executeUpdate(
+          "INSERT INTO " + TABLE + " VALUES (" + String.join(", ", literals) + ")");
+    }
+  }
+
+  /** {@code spark.read.format("flightsql")} with the server's URI. */
+  protected DataFrameReader flightsql() {
+    return spark.read().format("flightsql").option("uri", quirks.uri());
+  }
+
+  /** The values of each row, in column order, as Spark returns them. */
+  protected static List<List<Object>> values(List<Row> rows) {
+    List<List<Object>> values = new ArrayList<>();
+    for (Row row : rows) {
+      List<Object> cells = new ArrayList<>();
+      for (int i = 0; i < row.length(); i++) {
+        cells.add(row.get(i));
+      }
+      values.add(cells);
+    }
+    return values;
+  }
+
+  /** What Spark should return for these columns of these rows of {@link #ROWS}. */
+  private List<List<Object>> expected(List<List<Object>> rows, ContractColumn... columns) {
+    List<List<Object>> expected = new ArrayList<>();
+    for (List<Object> row : rows) {
+      List<Object> cells = new ArrayList<>();
+      for (ContractColumn column : columns) {
+        cells.add(quirks.sparkValue(column, row.get(column.ordinal())));
+      }
+      expected.add(cells);
+    }
+    return expected;
+  }
+
+  /** Each field as {@code name: type}, the way a user reads {@code printSchema}. */
+  protected static List<String> describe(StructType schema) {
+    return Arrays.stream(schema.fields())
+        .map(f -> f.name() + ": " + f.dataType().simpleString())
+        .collect(Collectors.toList());
+  }
+
+  private List<String> expectedSchema(ContractColumn... columns) {
+    return Arrays.stream(columns)
+        .map(c -> quirks.reportedName(c.sqlName()) + ": " + quirks.sparkType(c).simpleString())
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void readsEveryValueOfATableWrittenThroughTheServer() {
+    Dataset<Row> people = flightsql().option("dbtable", TABLE).load();
+
+    List<List<Object>> rows = values(people.collectAsList());
+
+    rows.sort(Comparator.comparingLong(row -> ((Number) row.get(0)).longValue()));
+    assertThat(rows).containsExactlyElementsOf(expected(ROWS, ContractColumn.values()));
+  }
+
+  /**
+   * Spark samples the input of a global sort before it sorts it, so the job reads each partition
+   * twice: the connector must cope with servers whose tickets can be redeemed only once.
+   */
+  @Test
+  void sortsTheRowsInSpark() {
+    Dataset<Row> people = flightsql().option("dbtable", TABLE).load();
+
+    List<Row> rows = people.orderBy(quirks.reportedName("id")).collectAsList();
+
+    assertThat(values(rows)).containsExactlyElementsOf(expected(ROWS, ContractColumn.values()));
+  }
+
+  @Test
+  void returnsTheRowsAServerFilteredAndOrdered() {
+    Dataset<Row> positive =
+        flightsql()
+            .option(
+                "query", "SELECT id, name FROM " + TABLE + " WHERE score > 0 ORDER BY score DESC")
+            .load();
+
+    List<Row> rows = positive.collectAsList();
+
+    assertThat(values(rows))
+        .containsExactlyElementsOf(
+            expected(List.of(ROWS.get(4), ROWS.get(0)), ContractColumn.ID, ContractColumn.NAME));
+  }
+
+  @Test
+  void readsAnEmptyResultWithItsSchema() {
+    Dataset<Row> none =
+        flightsql().option("query", "SELECT * FROM " + TABLE + " WHERE id < 0").load();
+
+    assertThat(none.collectAsList()).isEmpty();
+    assertThat(none.count()).isZero();
+    assertThat(describe(none.schema()))
+        .containsExactlyElementsOf(expectedSchema(ContractColumn.values()));
+  }
+
+  @Test
+  void mapsColumnNamesAndTypesToSpark() {
+    StructType schema = flightsql().option("dbtable", TABLE).load().schema();
+
+    assertThat(describe(schema)).containsExactlyElementsOf(expectedSchema(ContractColumn.values()));
+  }
+
+  @Test
+  void answersSqlOverATemporaryView() {
+    spark.sql(
+        "CREATE TEMPORARY VIEW contract_view USING flightsql OPTIONS (uri '"
+            + quirks.uri()
+            + "', dbtable '"
+            + TABLE
+            + "')");
+    try {
+      Row answer =
+          spark
+              .sql(
+                  "SELECT count(*) AS scored, count(name) AS named, max(id) AS last_id,"
+                      + " sum(score) AS total FROM contract_view WHERE score IS NOT NULL")
+              .first();
+
+      assertThat(answer.getLong(0)).isEqualTo(4);
+      assertThat(answer.getLong(1)).isEqualTo(3);
+      assertThat(((Number) answer.get(2)).longValue()).isEqualTo(5);
+      assertThat(answer.getDouble(3)).isEqualTo(1.5 - 2.25 + 0.0 + 1.0e10);
+    } finally {
+      spark.sql("DROP VIEW contract_view");
+    }
+  }
+
+  @Test
+  void reportsTheServersOwnWordsForBadSql() {
+    assertThatThrownBy(() -> flightsql().option("query", "SELEKT 1").load().collectAsList())
+        .isInstanceOf(FlightSqlConnectorException.class)
+        .hasMessageStartingWith("[flightsql] ")
+        .hasMessageContaining(quirks.syntaxErrorText());
+  }
+
+  @Test
+  void namesTheUriAndTheOptionWhenNothingListens() {
+    String nowhere = "grpc://" + FreePorts.LOOPBACK + ":" + FreePorts.pick();
+
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("flightsql")
+                    .option("uri", nowhere)
+                    .option("dbtable", TABLE)
+                    .load()
+                    .collectAsList())
+        .isInstanceOf(FlightSqlConnectorException.class)
+        .hasMessageStartingWith("[flightsql] ")
+        .hasMessageContaining("UNAVAILABLE")
+        .hasMessageContaining(nowhere)
+        .hasMessageContaining("option 'uri'");
+  }
+}

@@ -1,0 +1,195 @@
+package io.flightsql.spark.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Runs arrow-go's SQLite Flight SQL example ({@code sqlite_flightsql_server}) as a child process
+ * for one test class, on 127.0.0.1 and a free port. Register it on a static field with
+ * {@code @RegisterExtension}; {@link #uri()} is valid from the class's {@code @BeforeAll} on.
+ *
+ * <p>The binary is taken from {@code $FLIGHTSQL_GO_SERVER} if set, else from {@code
+ * ~/.cache/spark-flightsql/gobin/}, where it is built with {@code go install} the first time (about
+ * two minutes). Without a {@code go} command on the PATH the test class is skipped, not failed. The
+ * server's output goes to {@code target/sqlite-flightsql-server.log}.
+ */
+final class GoSqliteServerExtension
+    implements ExecutionCondition, BeforeAllCallback, AfterAllCallback {
+  static final String MODULE = "github.com/apache/arrow-go/v18";
+  static final String VERSION = "v18.8.0";
+  static final String PACKAGE =
+      MODULE + "/arrow/flight/flightsql/example/cmd/sqlite_flightsql_server@" + VERSION;
+  static final String BINARY = "sqlite_flightsql_server";
+
+  private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+  private static final int START_ATTEMPTS = 3;
+
+  private Process process;
+  private int port;
+
+  /** {@code grpc://127.0.0.1:<port>} of the running server. */
+  String uri() {
+    if (process == null) {
+      throw new IllegalStateException("The SQLite Flight SQL server is not running");
+    }
+    return "grpc://" + FreePorts.LOOPBACK + ":" + port;
+  }
+
+  /** Skips the tests when the server can neither be found nor built. */
+  @Override
+  public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+    if (configuredBinary() != null
+        || Files.isExecutable(cachedBinary())
+        || ExternalCommand.onPath("go") != null) {
+      return ConditionEvaluationResult.enabled("the arrow-go SQLite server is built or buildable");
+    }
+    return ConditionEvaluationResult.disabled(
+        "Skipping the arrow-go SQLite server tests: "
+            + cachedBinary()
+            + " does not exist and there is no 'go' command on the PATH to build it. Install Go,"
+            + " or set FLIGHTSQL_GO_SERVER to a built "
+            + BINARY
+            + " ("
+            + PACKAGE
+            + ").");
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    Path binary = binary();
+    Path log = TestPaths.buildDir().resolve("sqlite-flightsql-server.log");
+    for (int attempt = 1; attempt <= START_ATTEMPTS && process == null; attempt++) {
+      start(binary, FreePorts.pick(), log);
+    }
+    if (process == null) {
+      throw new IllegalStateException(
+          BINARY + " did not start after " + START_ATTEMPTS + " attempts; see " + log);
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (process != null) {
+      ExternalCommand.destroyTree(process.toHandle());
+      process = null;
+    }
+  }
+
+  /**
+   * Starts the server and waits until its port accepts connections. Leaves {@link #process} null if
+   * the server exited early, which is what it does when another process took the port.
+   */
+  private void start(Path binary, int candidatePort, Path log) throws Exception {
+    Files.writeString(
+        log,
+        "--- " + binary + " -host " + FreePorts.LOOPBACK + " -port " + candidatePort + "\n",
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
+    Process started =
+        new ProcessBuilder(
+                binary.toString(),
+                "-host",
+                FreePorts.LOOPBACK,
+                "-port",
+                String.valueOf(candidatePort))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!started.isAlive()) {
+        System.out.printf(
+            "%s exited with %d while starting on port %d:%n%s%n",
+            BINARY,
+            started.exitValue(),
+            candidatePort,
+            ExternalCommand.tail(Files.readString(log), 10));
+        return;
+      }
+      if (FreePorts.accepts(candidatePort)) {
+        process = started;
+        port = candidatePort;
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    ExternalCommand.destroyTree(started.toHandle());
+    throw new IllegalStateException(
+        BINARY
+            + " did not accept connections on port "
+            + candidatePort
+            + " within "
+            + START_TIMEOUT.toSeconds()
+            + " s; see "
+            + log);
+  }
+
+  private static Path configuredBinary() {
+    String configured = System.getenv("FLIGHTSQL_GO_SERVER");
+    if (configured == null || configured.isBlank()) {
+      return null;
+    }
+    Path path = Paths.get(configured);
+    if (!Files.isExecutable(path)) {
+      throw new IllegalStateException(
+          "FLIGHTSQL_GO_SERVER names " + path + ", which is not an executable file");
+    }
+    return path;
+  }
+
+  private static Path cachedBinary() {
+    return TestPaths.userCache().resolve("gobin").resolve(BINARY);
+  }
+
+  /** The server binary: configured, cached, or built now with {@code go install}. */
+  static Path binary() throws IOException, InterruptedException {
+    Path configured = configuredBinary();
+    if (configured != null) {
+      return configured;
+    }
+    Path cached = cachedBinary();
+    if (Files.isExecutable(cached)) {
+      return cached;
+    }
+    Path go = ExternalCommand.onPath("go");
+    if (go == null) {
+      throw new IllegalStateException("No 'go' command on the PATH to build " + cached);
+    }
+    Path gobin = cached.getParent();
+    Files.createDirectories(gobin);
+    System.out.printf(
+        "Building %s into %s; this takes about two minutes the first time%n", PACKAGE, gobin);
+    ExternalCommand.Result install =
+        ExternalCommand.run(
+            "go install",
+            List.of(go.toString(), "install", "-v", PACKAGE),
+            Map.of("GOBIN", gobin.toString()),
+            TestPaths.buildDir().resolve("go-install.log"),
+            INSTALL_TIMEOUT);
+    if (install.exitCode() != 0 || !Files.isExecutable(cached)) {
+      throw new IllegalStateException(
+          "go install "
+              + PACKAGE
+              + " failed with exit code "
+              + install.exitCode()
+              + " (log: "
+              + install.log()
+              + "):\n"
+              + install.tail(30));
+    }
+    return cached;
+  }
+}

@@ -1,0 +1,78 @@
+package io.flightsql.spark.it;
+
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+
+/**
+ * What differs between the Flight SQL servers that {@link FlightSqlContractSuite} runs against: how
+ * to run DDL, how to declare and write each {@link ContractColumn}, and what Spark reads back. The
+ * defaults suit a server that keeps names as written and maps SQL types the usual way.
+ */
+abstract class ServerQuirks {
+  static final DateTimeFormatter SQL_TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+  /** The server, for messages. */
+  abstract String name();
+
+  /** Where the connector reaches the server. */
+  abstract String uri();
+
+  /**
+   * Runs one DDL or DML statement through the server's Flight SQL interface
+   * (CommandStatementUpdate), outside Spark.
+   */
+  void executeUpdate(String sql) {
+    FlightSqlUpdates.execute(uri(), sql);
+  }
+
+  /** The column type to declare in {@code CREATE TABLE}. */
+  abstract String ddlType(ContractColumn column);
+
+  /** The Spark type the connector reads the column as. */
+  abstract DataType sparkType(ContractColumn column);
+
+  /** Words of the server's own message for a syntax error in {@code SELEKT 1}. */
+  abstract String syntaxErrorText();
+
+  /** A name as the server reports it in result schemas (Derby upper-cases unquoted names). */
+  String reportedName(String sqlName) {
+    return sqlName;
+  }
+
+  /** A SQL literal for a value of the column; null is {@code NULL}. */
+  String literal(ContractColumn column, Object value) {
+    if (value == null) {
+      return "NULL";
+    }
+    switch (column) {
+      case NAME:
+        return "'" + ((String) value).replace("'", "''") + "'";
+      case SEEN_AT:
+        return "TIMESTAMP '" + SQL_TIMESTAMP.format((LocalDateTime) value) + "'";
+      default:
+        return value.toString();
+    }
+  }
+
+  /**
+   * The Java value Spark returns (with {@code spark.sql.datetime.java8API.enabled}) for a value the
+   * test wrote; null stays null.
+   */
+  Object sparkValue(ContractColumn column, Object value) {
+    if (value == null) {
+      return null;
+    }
+    if (column == ContractColumn.ID && sparkType(column).equals(DataTypes.IntegerType)) {
+      return Math.toIntExact((Long) value);
+    }
+    return value;
+  }
+
+  @Override
+  public String toString() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

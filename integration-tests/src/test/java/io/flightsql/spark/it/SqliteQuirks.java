@@ -1,0 +1,82 @@
+package io.flightsql.spark.it;
+
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+
+/**
+ * How arrow-go's SQLite example differs: a column declared INTEGER is int64, DATE is text (written
+ * as SQL text, read back in RFC 3339). Only types from the server's list of safe declarations are
+ * used: any other type crashes the whole server process.
+ */
+final class SqliteQuirks extends ServerQuirks {
+  private static final DateTimeFormatter RFC_3339_UTC =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'");
+
+  private final String uri;
+
+  SqliteQuirks(String uri) {
+    this.uri = uri;
+  }
+
+  @Override
+  String name() {
+    return "SQLite (arrow-go)";
+  }
+
+  @Override
+  String uri() {
+    return uri;
+  }
+
+  @Override
+  String ddlType(ContractColumn column) {
+    switch (column) {
+      case ID:
+        return "INTEGER";
+      case NAME:
+        return "VARCHAR(100)";
+      case SCORE:
+        return "DOUBLE";
+      default:
+        return "DATE";
+    }
+  }
+
+  @Override
+  DataType sparkType(ContractColumn column) {
+    switch (column) {
+      case ID:
+        return DataTypes.LongType;
+      case NAME:
+        return DataTypes.StringType;
+      case SCORE:
+        return DataTypes.DoubleType;
+      default:
+        return DataTypes.StringType;
+    }
+  }
+
+  @Override
+  String literal(ContractColumn column, Object value) {
+    if (column == ContractColumn.SEEN_AT && value != null) {
+      return "'" + SQL_TIMESTAMP.format((LocalDateTime) value) + "'";
+    }
+    return super.literal(column, value);
+  }
+
+  @Override
+  Object sparkValue(ContractColumn column, Object value) {
+    if (column == ContractColumn.SEEN_AT && value != null) {
+      // The server parses the text of a DATE column and sends it back in RFC 3339, as UTC.
+      return RFC_3339_UTC.format((LocalDateTime) value);
+    }
+    return super.sparkValue(column, value);
+  }
+
+  @Override
+  String syntaxErrorText() {
+    return "near \"SELEKT\": syntax error";
+  }
+}

@@ -1,0 +1,62 @@
+package io.flightsql.spark.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/**
+ * Where the tests find the build and put what they write. Failsafe passes the locations as system
+ * properties (see this module's pom); the defaults serve a run from an IDE whose working directory
+ * is this module.
+ */
+final class TestPaths {
+  private TestPaths() {}
+
+  /** This module's {@code target/} directory: logs, databases and other files the tests write. */
+  static Path buildDir() {
+    Path dir = Paths.get(System.getProperty("flightsql.buildDir", "target")).toAbsolutePath();
+    try {
+      return Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create " + dir, e);
+    }
+  }
+
+  /** The repository's root directory. */
+  static Path repoRoot() {
+    return Paths.get(System.getProperty("flightsql.repoRoot", "..")).toAbsolutePath().normalize();
+  }
+
+  /** The connector's shaded jar, as built by the {@code connector} module. */
+  static Path shadedJar() {
+    String configured = System.getProperty("flightsql.shadedJar");
+    if (configured == null) {
+      throw new IllegalStateException(
+          "System property 'flightsql.shadedJar' is not set; run the integration tests through"
+              + " Maven (mvn -pl integration-tests -am verify), which sets it");
+    }
+    Path jar = Paths.get(configured).toAbsolutePath().normalize();
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(
+          "The connector's shaded jar "
+              + jar
+              + " does not exist; build it first (mvn -pl connector -am package -DskipTests)");
+    }
+    return jar;
+  }
+
+  /**
+   * A per-user cache for what the tests download or build once: Go binaries, a virtualenv. It is
+   * {@code $HOME/.cache/spark-flightsql}; the JVM's {@code user.home} comes from the password
+   * database instead, which ignores a HOME set for the build.
+   */
+  static Path userCache() {
+    String home = System.getenv("HOME");
+    if (home == null || home.isBlank()) {
+      home = System.getProperty("user.home");
+    }
+    return Paths.get(home, ".cache", "spark-flightsql");
+  }
+}
