@@ -15,17 +15,24 @@ final class FlightSqlInputPartition implements InputPartition {
   private static final long serialVersionUID = 1L;
 
   private final int index;
+  private final int endpointCount;
   private final byte[] ticket;
   private final ArrayList<FlightUri> targets;
 
-  FlightSqlInputPartition(int index, byte[] ticket, List<FlightUri> targets) {
+  FlightSqlInputPartition(int index, int endpointCount, byte[] ticket, List<FlightUri> targets) {
     this.index = index;
+    this.endpointCount = endpointCount;
     this.ticket = ticket.clone();
     this.targets = new ArrayList<>(targets);
   }
 
   int index() {
     return index;
+  }
+
+  /** How many endpoints the query was planned with: this partition is one of them. */
+  int endpointCount() {
+    return endpointCount;
   }
 
   byte[] ticket() {

@@ -7,6 +7,8 @@ import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
 import java.util.List;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.vector.FieldVector;
@@ -30,6 +32,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlPartitionReader.class);
 
   private final FlightSqlInputPartition partition;
+  private final FlightSqlReadConfig config;
   private final StructType schema;
   private final FlightSqlSession session;
   private final FlightStream stream;
@@ -42,13 +45,79 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   FlightSqlPartitionReader(
       FlightSqlInputPartition partition, StructType schema, FlightSqlReadConfig config) {
     this.partition = partition;
+    this.config = config;
     this.schema = schema;
     this.session = FlightSqlSession.open(config.uri(), "partition-" + partition.index());
     try {
-      this.stream = session.stream(partition.targets(), new Ticket(partition.ticket()));
+      this.stream = openStream();
     } catch (RuntimeException e) {
       closeSession(e);
       throw e;
+    }
+  }
+
+  private FlightStream openStream() {
+    try {
+      return session.stream(partition.targets(), new Ticket(partition.ticket()));
+    } catch (FlightSqlConnectorException e) {
+      if (!mayBeSpentTicket(e)) {
+        throw e;
+      }
+      if (partition.endpointCount() != 1) {
+        throw new FlightSqlConnectorException(
+            e.getMessage()
+                + ". If Spark read this partition before (a retried task, or the sampling pass of a"
+                + " sort), the server may allow each ticket to be read only once; cache the"
+                + " DataFrame after reading it, or sort in the query",
+            e.statusCode(),
+            e.serverMessage(),
+            e.getCause());
+      }
+      return reexecute(e);
+    }
+  }
+
+  /**
+   * Whether a failed DoGet may be the server refusing a ticket that was already read. Flight leaves
+   * it to each server whether a ticket without an expiration time can be read twice, and some
+   * (Arrow's own Java example) drop a statement after its first read; Spark reads a partition
+   * again when it retries a task or samples the input of a sort.
+   */
+  private static boolean mayBeSpentTicket(FlightSqlConnectorException e) {
+    switch (e.statusCode()) {
+      case "UNAVAILABLE":
+      case "UNAUTHENTICATED":
+      case "UNAUTHORIZED":
+      case "CANCELLED":
+      case "TIMED_OUT":
+        return false;
+      default:
+        return true;
+    }
+  }
+
+  /**
+   * Runs the query again and reads its one endpoint. Safe only because the plan had a single
+   * endpoint: the whole result is then that endpoint, whatever ticket it comes with. No batch of
+   * this partition has reached Spark yet, so nothing is read twice.
+   */
+  private FlightStream reexecute(FlightSqlConnectorException first) {
+    LOG.info(
+        "Partition {}: the ticket could not be read ({}); running the query again",
+        partition.index(),
+        first.getMessage());
+    try {
+      FlightInfo info = session.execute(config.query());
+      if (info.getEndpoints().size() != 1) {
+        throw first;
+      }
+      FlightEndpoint endpoint = info.getEndpoints().get(0);
+      return session.stream(session.targets(endpoint), endpoint.getTicket());
+    } catch (FlightSqlConnectorException second) {
+      if (second != first) {
+        second.addSuppressed(first);
+      }
+      throw second;
     }
   }
 

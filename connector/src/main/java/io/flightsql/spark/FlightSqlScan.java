@@ -60,11 +60,13 @@ final class FlightSqlScan implements Scan, Batch {
     List<InputPartition> planned = new ArrayList<>();
     try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "plan")) {
       FlightInfo info = session.execute(config.query());
-      int index = 0;
-      for (FlightEndpoint endpoint : info.getEndpoints()) {
+      List<FlightEndpoint> endpoints = info.getEndpoints();
+      for (int i = 0; i < endpoints.size(); i++) {
+        FlightEndpoint endpoint = endpoints.get(i);
         List<FlightUri> targets = session.targets(endpoint);
         planned.add(
-            new FlightSqlInputPartition(index++, endpoint.getTicket().getBytes(), targets));
+            new FlightSqlInputPartition(
+                i, endpoints.size(), endpoint.getTicket().getBytes(), targets));
       }
     }
     LOG.info(

@@ -29,9 +29,9 @@ public final class SchemaResolver {
   private SchemaResolver() {}
 
   /**
-   * Tries each source in order. A source that fails or has no schema passes to the next, except
-   * that a failure that no other source can avoid (the server is unreachable, the caller is not
-   * authenticated or not allowed) ends the search at once.
+   * Tries each source in order. A source that has no schema, or that the server does not
+   * implement, passes to the next; a failure no other source can avoid (the query is rejected, the
+   * server is unreachable, the caller is not authenticated) ends the search at once.
    *
    * @throws FlightSqlConnectorException the first failure that is not "unimplemented" (the most
    *     telling one, e.g. the server's syntax error), with the others attached as suppressed
@@ -83,14 +83,22 @@ public final class SchemaResolver {
     return names;
   }
 
+  /**
+   * Whether no other way of finding the schema can do better. Only "not implemented" and the vague
+   * INTERNAL/UNKNOWN (which some servers answer for commands they lack) are worth another try; a
+   * query the server rejects (INVALID_ARGUMENT, NOT_FOUND) would only be rejected again.
+   */
   private static boolean isFinal(RuntimeException e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
     if (!(e instanceof FlightRuntimeException)) {
       return false;
     }
     FlightStatusCode code = ((FlightRuntimeException) e).status().code();
-    return code == FlightStatusCode.UNAVAILABLE
-        || code == FlightStatusCode.UNAUTHENTICATED
-        || code == FlightStatusCode.UNAUTHORIZED;
+    return code != FlightStatusCode.UNIMPLEMENTED
+        && code != FlightStatusCode.INTERNAL
+        && code != FlightStatusCode.UNKNOWN;
   }
 
   /** The first failure that says more than "not implemented", or null. */

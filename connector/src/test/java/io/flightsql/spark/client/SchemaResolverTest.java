@@ -69,7 +69,7 @@ class SchemaResolverTest {
   }
 
   @Test
-  void reportsTheServersOwnErrorRatherThanUnimplemented() {
+  void aRejectedQueryEndsTheSearchWithTheServersOwnError() {
     assertThatThrownBy(
             () ->
                 SchemaResolver.resolve(
@@ -80,7 +80,19 @@ class SchemaResolverTest {
                     "grpc://h:1"))
         .isInstanceOf(FlightSqlConnectorException.class)
         .hasMessage("[flightsql] CreatePreparedStatement failed for grpc://h:1: INVALID_ARGUMENT: no such table: foo")
-        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(2));
+        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+    assertThat(called).containsExactly("GetSchema", "CreatePreparedStatement");
+  }
+
+  @Test
+  void vagueInternalErrorsPassToTheNextWay() {
+    Schema schema =
+        SchemaResolver.resolve(
+            Arrays.asList(
+                source("GetSchema", failing(CallStatus.INTERNAL, "There was an error servicing your request.")),
+                source("GetFlightInfo", () -> Optional.of(SCHEMA))),
+            "s");
+    assertThat(schema).isEqualTo(SCHEMA);
   }
 
   @Test
