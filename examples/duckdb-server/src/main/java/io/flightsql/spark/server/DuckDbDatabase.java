@@ -120,13 +120,7 @@ final class DuckDbDatabase implements AutoCloseable {
 
   /** The number that {@code sql} (a {@code SELECT count(*)}) returns. */
   static long queryLong(Connection connection, String sql) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(sql);
-        ResultSet rows = statement.executeQuery()) {
-      if (!rows.next()) {
-        throw new SQLException("Query returned no rows: " + sql);
-      }
-      return rows.getLong(1);
-    }
+    return Long.parseLong(queryString(connection, sql));
   }
 
   /**
