@@ -44,7 +44,7 @@ public final class FlightSqlDataSource implements TableProvider, DataSourceRegis
     try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "schema")) {
       arrowSchema = session.resultSchema(config.query());
     }
-    StructType schema = ArrowTypeMapping.toSparkSchema(arrowSchema);
+    StructType schema = ArrowTypeMapping.toSparkSchema(arrowSchema, config.typeOptions());
     LOG.info("Schema of {} from {}: {}", config.displayName(), config.uri(), schema.simpleString());
     return schema;
   }

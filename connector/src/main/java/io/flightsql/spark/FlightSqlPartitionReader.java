@@ -157,21 +157,24 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     ColumnVector[] vectors = new ColumnVector[fields.size()];
     ArrowBackedColumnVector[] arrowColumns = new ArrowBackedColumnVector[fields.size()];
     for (int i = 0; i < fields.size(); i++) {
+      Field field = fields.get(i);
       DataType planned = schema.fields()[i].dataType();
-      DataType actual = ArrowTypeMapping.toSparkType(fields.get(i));
+      DataType actual = ArrowTypeMapping.toSparkType(field, config.typeOptions());
       if (!planned.equals(actual)) {
         throw schemaMismatch(
             "column "
                 + (i + 1)
                 + " ('"
-                + fields.get(i).getName()
+                + field.getName()
                 + "') is "
                 + actual.simpleString()
                 + " where "
                 + planned.simpleString()
                 + " was planned");
       }
-      arrowColumns[i] = ArrowBackedColumnVector.create(planned, fields.get(i).getType());
+      arrowColumns[i] =
+          ArrowBackedColumnVector.create(
+              field, planned, field.getName(), config.typeOptions(), stream.getDictionaryProvider());
       vectors[i] = arrowColumns[i];
     }
     columns = arrowColumns;

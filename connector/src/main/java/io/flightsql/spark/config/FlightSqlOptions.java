@@ -47,8 +47,32 @@ public final class FlightSqlOptions {
           "The table to read, as it would appear in a FROM clause (it is read with"
               + " `SELECT * FROM <dbtable>`). Exactly one of `query` and `dbtable` is required.");
 
+  public static final OptionSpec DECIMAL_OVERFLOW =
+      OptionSpec.plain(
+          "decimalOverflow",
+          "`error`, `string` or `null`",
+          "error",
+          OptionScope.READ,
+          "What to do with a decimal column wider than Spark's 38 digits (an Arrow decimal256, or"
+              + " a decimal with a negative scale that needs more digits). `error` refuses the"
+              + " column while planning; `string` reads it as a string holding each value's exact"
+              + " decimal text; `null` reads it as DECIMAL(38, s), with NULL for each value that"
+              + " does not fit. See docs/types.md.");
+
+  public static final OptionSpec NANOSECONDS =
+      OptionSpec.plain(
+          "nanoseconds",
+          "`truncate` or `error`",
+          "truncate",
+          OptionScope.READ,
+          "What to do with timestamps, times, durations and intervals that carry nanoseconds,"
+              + " which Spark's microseconds cannot hold. `truncate` drops the digits below a"
+              + " microsecond, rounding towards the past; `error` fails the task at the first"
+              + " value that is not a whole microsecond.");
+
   private static final List<OptionSpec> ALL =
-      Collections.unmodifiableList(Arrays.asList(URI, QUERY, DBTABLE));
+      Collections.unmodifiableList(
+          Arrays.asList(URI, QUERY, DBTABLE, DECIMAL_OVERFLOW, NANOSECONDS));
 
   private static final Map<String, OptionSpec> BY_NAME =
       ALL.stream()

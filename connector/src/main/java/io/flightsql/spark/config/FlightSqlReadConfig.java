@@ -1,6 +1,9 @@
 package io.flightsql.spark.config;
 
 import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.types.TypeMappingOptions;
+import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
+import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.Optional;
@@ -15,11 +18,14 @@ public final class FlightSqlReadConfig implements Serializable {
   private final FlightUri uri;
   private final String query;
   private final String table;
+  private final TypeMappingOptions typeOptions;
 
-  private FlightSqlReadConfig(FlightUri uri, String query, String table) {
+  private FlightSqlReadConfig(
+      FlightUri uri, String query, String table, TypeMappingOptions typeOptions) {
     this.uri = uri;
     this.query = query;
     this.table = table;
+    this.typeOptions = typeOptions;
   }
 
   /**
@@ -43,11 +49,17 @@ public final class FlightSqlReadConfig implements Serializable {
           "Options 'dbtable' and 'query' cannot be used together; use 'query' for ad-hoc SQL"
               + " or 'dbtable' to read a whole table");
     }
+    TypeMappingOptions typeOptions =
+        TypeMappingOptions.of(
+            reader.choice(
+                FlightSqlOptions.DECIMAL_OVERFLOW, DecimalOverflow.class, DecimalOverflow.ERROR),
+            reader.choice(FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE));
     if (table.isPresent()) {
-      return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get());
+      return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get(), typeOptions);
     }
     if (query.isPresent()) {
-      return new FlightSqlReadConfig(uri, stripTrailingSemicolons(query.get()), null);
+      return new FlightSqlReadConfig(
+          uri, stripTrailingSemicolons(query.get()), null, typeOptions);
     }
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
@@ -76,6 +88,11 @@ public final class FlightSqlReadConfig implements Serializable {
     return Optional.ofNullable(table);
   }
 
+  /** How Arrow values that Spark cannot hold exactly are read. */
+  public TypeMappingOptions typeOptions() {
+    return typeOptions;
+  }
+
   /** A short name for plans and the Spark UI: the table, or the query. */
   public String displayName() {
     return table != null ? table : query;
@@ -83,6 +100,6 @@ public final class FlightSqlReadConfig implements Serializable {
 
   @Override
   public String toString() {
-    return "FlightSqlReadConfig{uri=" + uri + ", query=" + query + "}";
+    return "FlightSqlReadConfig{uri=" + uri + ", query=" + query + ", " + typeOptions + "}";
   }
 }

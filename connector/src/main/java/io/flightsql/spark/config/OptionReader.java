@@ -41,6 +41,23 @@ public final class OptionReader {
                     "Option '" + spec.name() + "' is required: expected " + spec.form()));
   }
 
+  /**
+   * The value of an option that takes one of an enum's constants, written in any case; the
+   * default when absent.
+   */
+  public <E extends Enum<E>> E choice(OptionSpec spec, Class<E> type, E defaultValue) {
+    Optional<String> value = optional(spec);
+    if (!value.isPresent()) {
+      return defaultValue;
+    }
+    for (E constant : type.getEnumConstants()) {
+      if (constant.name().equalsIgnoreCase(value.get())) {
+        return constant;
+      }
+    }
+    throw invalid(spec, value.get(), null);
+  }
+
   /** The error for a value that does not have the option's form; never shows a secret value. */
   public static IllegalArgumentException invalid(OptionSpec spec, String value, String why) {
     String shown = spec.isSecret() ? "*****" : FlightUri.redact(value);

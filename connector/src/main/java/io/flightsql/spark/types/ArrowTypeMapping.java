@@ -1,114 +1,482 @@
 package io.flightsql.spark.types;
 
+import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.IntervalUnit;
+import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.CalendarIntervalType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DayTimeIntervalType;
 import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.UserDefinedType;
+import org.apache.spark.sql.types.YearMonthIntervalType;
 
 /**
- * The one table from Arrow types to Spark types. A type outside it fails while planning, naming
- * the column, its Arrow type and what to do instead. Documented in {@code docs/types.md}.
+ * The one table between Arrow types and Spark types, in both directions: {@link #toSparkType} for
+ * reads and {@link #toArrowField} for writes. The column vectors in {@code
+ * io.flightsql.spark.vector} read values the way this table says; {@code docs/types.md} is
+ * generated from it ({@link TypeMappingDocs}).
+ *
+ * <p>A type outside the table fails while planning, naming the column (a dotted path for nested
+ * fields), its Arrow type and what to do instead.
  */
 public final class ArrowTypeMapping {
+  /** Spark's widest decimal. */
+  static final int MAX_DECIMAL_PRECISION = DecimalType.MAX_PRECISION();
+
   private ArrowTypeMapping() {}
 
-  public static StructType toSparkSchema(Schema schema) {
+  // ---------------------------------------------------------------------------------------------
+  // Arrow to Spark (reads)
+
+  public static StructType toSparkSchema(Schema schema, TypeMappingOptions options) {
     List<StructField> fields = new ArrayList<>();
     for (Field field : schema.getFields()) {
-      fields.add(
-          new StructField(field.getName(), toSparkType(field), field.isNullable(), Metadata.empty()));
+      fields.add(toSparkField(field, options));
     }
     return new StructType(fields.toArray(new StructField[0]));
+  }
+
+  /** The Spark column a top-level Arrow field reads as, with its name and nullability. */
+  public static StructField toSparkField(Field field, TypeMappingOptions options) {
+    return new StructField(
+        field.getName(),
+        toSparkType(field, options),
+        isNullableInSpark(field, options),
+        Metadata.empty());
   }
 
   /**
    * The Spark type a column of this Arrow field reads as.
    *
-   * @throws UnsupportedArrowTypeException when the connector cannot read it
+   * @throws UnsupportedArrowTypeException when Spark cannot represent it
    */
-  public static DataType toSparkType(Field field) {
-    ArrowType type = field.getType();
-    if (field.getDictionary() != null) {
-      throw unsupported(field, "dictionary-encoded " + type);
+  public static DataType toSparkType(Field field, TypeMappingOptions options) {
+    return toSparkType(field, field.getName(), options);
+  }
+
+  /**
+   * Whether the Spark column may hold NULL. Beyond the Arrow field's own flag, some encodings
+   * produce NULLs of their own: dictionaries (a NULL among the dictionary values), unions (a NULL
+   * member), the Null type, and decimals read with {@code decimalOverflow=null} (a value with more
+   * digits than its type reads as NULL).
+   */
+  public static boolean isNullableInSpark(Field field, TypeMappingOptions options) {
+    if (field.isNullable() || field.getDictionary() != null) {
+      return true;
     }
+    ArrowType type = storageType(field.getType());
     switch (type.getTypeID()) {
+      case Null:
+      case Union:
+        return true;
+      case RunEndEncoded:
+        return isNullableInSpark(field.getChildren().get(1), options);
+      case Decimal:
+        return options.decimalOverflow() == DecimalOverflow.NULL;
+      default:
+        return false;
+    }
+  }
+
+  /** An extension type's storage type (what its values are made of); any other type itself. */
+  public static ArrowType storageType(ArrowType type) {
+    ArrowType current = type;
+    while (current instanceof ArrowType.ExtensionType) {
+      current = ((ArrowType.ExtensionType) current).storageType();
+    }
+    return current;
+  }
+
+  /**
+   * The field with its dictionary encoding and extension type removed: the field whose values a
+   * dictionary-encoded or extension column holds.
+   */
+  public static Field valueField(Field field) {
+    if (field.getDictionary() == null && !(field.getType() instanceof ArrowType.ExtensionType)) {
+      return field;
+    }
+    FieldType plain =
+        new FieldType(field.isNullable(), storageType(field.getType()), null, field.getMetadata());
+    return new Field(field.getName(), plain, field.getChildren());
+  }
+
+  /**
+   * Whether a decimal has more digits than Spark's 38, once a negative scale (allowed in Arrow)
+   * is written out as zeros.
+   */
+  static boolean decimalOverflows(ArrowType.Decimal decimal) {
+    return sparkDecimalPrecision(decimal) > MAX_DECIMAL_PRECISION;
+  }
+
+  /** Digits a Spark decimal needs for this Arrow decimal, whatever the limit. */
+  private static int sparkDecimalPrecision(ArrowType.Decimal decimal) {
+    int scale = decimal.getScale();
+    if (scale < 0) {
+      return decimal.getPrecision() - scale;
+    }
+    return Math.max(decimal.getPrecision(), scale);
+  }
+
+  private static DataType toSparkType(Field field, String path, TypeMappingOptions options) {
+    Field plain = valueField(field);
+    ArrowType type = plain.getType();
+    switch (type.getTypeID()) {
+      case Null:
+        return DataTypes.NullType;
       case Bool:
         return DataTypes.BooleanType;
       case Int:
-        return integer(field, (ArrowType.Int) type);
+        return integer((ArrowType.Int) type);
       case FloatingPoint:
         FloatingPointPrecision precision = ((ArrowType.FloatingPoint) type).getPrecision();
-        if (precision == FloatingPointPrecision.SINGLE) {
-          return DataTypes.FloatType;
-        }
-        if (precision == FloatingPointPrecision.DOUBLE) {
-          return DataTypes.DoubleType;
-        }
-        throw unsupported(field, type.toString());
+        return precision == FloatingPointPrecision.DOUBLE ? DataTypes.DoubleType : DataTypes.FloatType;
       case Decimal:
-        ArrowType.Decimal decimal = (ArrowType.Decimal) type;
-        if (decimal.getBitWidth() != 128) {
-          throw unsupported(field, type.toString());
-        }
-        if (decimal.getPrecision() > DecimalType.MAX_PRECISION()) {
-          throw unsupported(field, type.toString());
-        }
-        return DataTypes.createDecimalType(decimal.getPrecision(), decimal.getScale());
+        return decimal(field, path, (ArrowType.Decimal) type, options);
       case Utf8:
       case LargeUtf8:
+      case Utf8View:
         return DataTypes.StringType;
       case Binary:
       case LargeBinary:
+      case BinaryView:
+      case FixedSizeBinary:
         return DataTypes.BinaryType;
       case Date:
-        if (((ArrowType.Date) type).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY) {
-          return DataTypes.DateType;
-        }
-        throw unsupported(field, type.toString());
+        return DataTypes.DateType;
       case Timestamp:
-        ArrowType.Timestamp ts = (ArrowType.Timestamp) type;
-        return ts.getTimezone() == null ? DataTypes.TimestampNTZType : DataTypes.TimestampType;
+        return ((ArrowType.Timestamp) type).getTimezone() == null
+            ? DataTypes.TimestampNTZType
+            : DataTypes.TimestampType;
+      case Time:
+        return time(((ArrowType.Time) type).getUnit(), options);
+      case Duration:
+        return DataTypes.createDayTimeIntervalType();
+      case Interval:
+        return interval(((ArrowType.Interval) type).getUnit());
+      case List:
+      case LargeList:
+      case FixedSizeList:
+      case ListView:
+      case LargeListView:
+        Field element = plain.getChildren().get(0);
+        return DataTypes.createArrayType(
+            toSparkType(element, path + ".element", options), isNullableInSpark(element, options));
+      case Struct:
+        List<StructField> members = new ArrayList<>();
+        for (Field child : plain.getChildren()) {
+          members.add(
+              new StructField(
+                  child.getName(),
+                  toSparkType(child, path + "." + child.getName(), options),
+                  isNullableInSpark(child, options),
+                  Metadata.empty()));
+        }
+        return new StructType(members.toArray(new StructField[0]));
+      case Map:
+        Field entries = plain.getChildren().get(0);
+        Field key = entries.getChildren().get(0);
+        Field value = entries.getChildren().get(1);
+        return DataTypes.createMapType(
+            toSparkType(key, path + ".key", options),
+            toSparkType(value, path + ".value", options),
+            isNullableInSpark(value, options));
+      case Union:
+        return union(field, path, options);
+      case RunEndEncoded:
+        return toSparkType(plain.getChildren().get(1), path, options);
       default:
-        throw unsupported(field, type.toString());
+        throw unsupported(
+            field,
+            path,
+            "Spark has no type for it",
+            "Cast it in the query to a type listed in docs/types.md, or leave the column out.");
     }
   }
 
-  private static DataType integer(Field field, ArrowType.Int type) {
-    if (!type.getIsSigned()) {
-      throw unsupported(field, type.toString() + " (unsigned)");
+  private static DataType integer(ArrowType.Int type) {
+    int bits = type.getBitWidth();
+    if (type.getIsSigned()) {
+      switch (bits) {
+        case 8:
+          return DataTypes.ByteType;
+        case 16:
+          return DataTypes.ShortType;
+        case 32:
+          return DataTypes.IntegerType;
+        default:
+          return DataTypes.LongType;
+      }
     }
-    switch (type.getBitWidth()) {
+    // Unsigned: the next wider signed type holds every value; nothing is wider than a long but a
+    // decimal.
+    switch (bits) {
       case 8:
-        return DataTypes.ByteType;
-      case 16:
         return DataTypes.ShortType;
-      case 32:
+      case 16:
         return DataTypes.IntegerType;
-      case 64:
+      case 32:
         return DataTypes.LongType;
       default:
-        throw unsupported(field, type.toString());
+        return DataTypes.createDecimalType(20, 0);
     }
   }
 
-  private static UnsupportedArrowTypeException unsupported(Field field, String arrowType) {
+  private static DataType decimal(
+      Field field, String path, ArrowType.Decimal type, TypeMappingOptions options) {
+    int precision = sparkDecimalPrecision(type);
+    int scale = Math.max(type.getScale(), 0);
+    if (precision <= MAX_DECIMAL_PRECISION) {
+      return DataTypes.createDecimalType(precision, scale);
+    }
+    switch (options.decimalOverflow()) {
+      case STRING:
+        return DataTypes.StringType;
+      case NULL:
+        return DataTypes.createDecimalType(MAX_DECIMAL_PRECISION, Math.min(scale, MAX_DECIMAL_PRECISION));
+      default:
+        throw unsupported(
+            field,
+            path,
+            "it has "
+                + precision
+                + " digits and Spark's decimals have at most "
+                + MAX_DECIMAL_PRECISION,
+            "Set option 'decimalOverflow' to 'string' to read each value as its exact decimal text,"
+                + " or to 'null' to read it as DECIMAL(38, "
+                + Math.min(scale, MAX_DECIMAL_PRECISION)
+                + ") with NULL for each value that does not fit; or cast it in the query.");
+    }
+  }
+
+  private static DataType time(TimeUnit unit, TypeMappingOptions options) {
+    if (!options.sparkTime()) {
+      return DataTypes.LongType;
+    }
+    switch (unit) {
+      case SECOND:
+        return SparkTimeType.of(0);
+      case MILLISECOND:
+        return SparkTimeType.of(3);
+      default:
+        return SparkTimeType.of(SparkTimeType.MAX_PRECISION);
+    }
+  }
+
+  private static DataType interval(IntervalUnit unit) {
+    switch (unit) {
+      case YEAR_MONTH:
+        return DataTypes.createYearMonthIntervalType();
+      case DAY_TIME:
+        return DataTypes.createDayTimeIntervalType();
+      default:
+        return DataTypes.CalendarIntervalType;
+    }
+  }
+
+  /**
+   * A union reads as its members' one type when every member but NULL has it (arrow-go sends a
+   * bare NULL as a union of null and the column's type). Spark has no union type, so any other
+   * union is refused.
+   */
+  private static DataType union(Field field, String path, TypeMappingOptions options) {
+    DataType common = null;
+    for (Field member : valueField(field).getChildren()) {
+      if (storageType(member.getType()).getTypeID() == ArrowType.ArrowTypeID.Null
+          && member.getDictionary() == null) {
+        continue;
+      }
+      DataType type = toSparkType(member, path + "." + member.getName(), options);
+      if (common == null) {
+        common = type;
+      } else if (!common.equals(type)) {
+        throw unsupported(
+            field,
+            path,
+            "its members have different types ("
+                + common.simpleString()
+                + " and "
+                + type.simpleString()
+                + ") and Spark has no union type",
+            "Cast it in the query to one type, or read each member as a column of its own.");
+      }
+    }
+    return common == null ? DataTypes.NullType : common;
+  }
+
+  private static UnsupportedArrowTypeException unsupported(
+      Field field, String path, String why, String whatToDo) {
     return new UnsupportedArrowTypeException(
         "Column '"
-            + field.getName()
+            + path
             + "' has Arrow type "
-            + arrowType
-            + ", which spark-flightsql does not support yet. Cast it in the query to a supported"
-            + " type (e.g. CAST("
-            + field.getName()
-            + " AS VARCHAR)), or leave the column out; see docs/types.md for the types read"
-            + " today.");
+            + describe(field)
+            + ", which spark-flightsql cannot read: "
+            + why
+            + ". "
+            + whatToDo
+            + " See docs/types.md.");
+  }
+
+  /** An Arrow type as the error messages and docs show it. */
+  public static String describe(Field field) {
+    String type = field.getType().toString();
+    if (field.getDictionary() != null) {
+      return "dictionary<" + type + ", indices " + field.getDictionary().getIndexType() + ">";
+    }
+    return type;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Spark to Arrow (writes)
+
+  /** The Arrow schema a DataFrame of this Spark schema is sent as. */
+  public static Schema toArrowSchema(StructType schema) {
+    List<Field> fields = new ArrayList<>();
+    for (StructField field : schema.fields()) {
+      fields.add(toArrowField(field.name(), field.dataType(), field.nullable(), field.name()));
+    }
+    return new Schema(fields);
+  }
+
+  /**
+   * The Arrow field a Spark column is sent as. Every type a read produces maps back to an Arrow
+   * type that reads as the same Spark type, so a table written and read again keeps its types;
+   * types that several Arrow types read as (strings, integers) go back as the plainest one.
+   *
+   * @throws UnsupportedSparkTypeException for a type with no Arrow counterpart (e.g. VARIANT)
+   */
+  public static Field toArrowField(String name, DataType type, boolean nullable) {
+    return toArrowField(name, type, nullable, name);
+  }
+
+  private static Field toArrowField(String name, DataType type, boolean nullable, String path) {
+    if (type instanceof UserDefinedType) {
+      return toArrowField(name, ((UserDefinedType<?>) type).sqlType(), nullable, path);
+    }
+    if (type instanceof ArrayType) {
+      ArrayType array = (ArrayType) type;
+      Field element =
+          toArrowField("element", array.elementType(), array.containsNull(), path + ".element");
+      return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null), List.of(element));
+    }
+    if (type instanceof StructType) {
+      List<Field> children = new ArrayList<>();
+      for (StructField member : ((StructType) type).fields()) {
+        children.add(
+            toArrowField(
+                member.name(), member.dataType(), member.nullable(), path + "." + member.name()));
+      }
+      return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
+    }
+    if (type instanceof MapType) {
+      MapType map = (MapType) type;
+      Field key = toArrowField("key", map.keyType(), false, path + ".key");
+      Field value =
+          toArrowField("value", map.valueType(), map.valueContainsNull(), path + ".value");
+      Field entries =
+          new Field(
+              "entries", new FieldType(false, ArrowType.Struct.INSTANCE, null), List.of(key, value));
+      return new Field(name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
+    }
+    return new Field(name, new FieldType(nullable, toArrowType(type, path), null), null);
+  }
+
+  private static ArrowType toArrowType(DataType type, String path) {
+    if (type instanceof BooleanType) {
+      return ArrowType.Bool.INSTANCE;
+    }
+    if (type instanceof ByteType) {
+      return new ArrowType.Int(8, true);
+    }
+    if (type instanceof ShortType) {
+      return new ArrowType.Int(16, true);
+    }
+    if (type instanceof IntegerType) {
+      return new ArrowType.Int(32, true);
+    }
+    if (type instanceof LongType) {
+      return new ArrowType.Int(64, true);
+    }
+    if (type instanceof FloatType) {
+      return new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+    }
+    if (type instanceof DoubleType) {
+      return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
+    }
+    if (type instanceof DecimalType) {
+      DecimalType decimal = (DecimalType) type;
+      return new ArrowType.Decimal(decimal.precision(), decimal.scale(), 128);
+    }
+    if (type instanceof StringType) {
+      return ArrowType.Utf8.INSTANCE;
+    }
+    if (type instanceof BinaryType) {
+      return ArrowType.Binary.INSTANCE;
+    }
+    if (type instanceof DateType) {
+      return new ArrowType.Date(DateUnit.DAY);
+    }
+    if (type instanceof TimestampType) {
+      return new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
+    }
+    if (type instanceof TimestampNTZType) {
+      return new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
+    }
+    if (SparkTimeType.isTime(type)) {
+      int precision = SparkTimeType.precision(type);
+      if (precision == 0) {
+        return new ArrowType.Time(TimeUnit.SECOND, 32);
+      }
+      if (precision <= 3) {
+        return new ArrowType.Time(TimeUnit.MILLISECOND, 32);
+      }
+      return new ArrowType.Time(TimeUnit.MICROSECOND, 64);
+    }
+    if (type instanceof DayTimeIntervalType) {
+      return new ArrowType.Duration(TimeUnit.MICROSECOND);
+    }
+    if (type instanceof YearMonthIntervalType) {
+      return new ArrowType.Interval(IntervalUnit.YEAR_MONTH);
+    }
+    if (type instanceof CalendarIntervalType) {
+      return new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO);
+    }
+    if (type instanceof NullType) {
+      return ArrowType.Null.INSTANCE;
+    }
+    throw new UnsupportedSparkTypeException(
+        "Column '"
+            + path
+            + "' has Spark type "
+            + type.simpleString()
+            + ", which spark-flightsql cannot send as Arrow. Cast it to a type listed in"
+            + " docs/types.md (for example to_json(...) for a VARIANT), or leave the column out.");
   }
 }
