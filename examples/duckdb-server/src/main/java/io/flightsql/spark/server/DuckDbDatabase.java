@@ -1,14 +1,24 @@
 package io.flightsql.spark.server;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.DictionaryUtility;
 import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBDriver;
 import org.duckdb.DuckDBResultSet;
@@ -28,9 +38,14 @@ final class DuckDbDatabase implements AutoCloseable {
   private static final String[] SETTINGS = {
     // TIMESTAMPTZ values print, cast and export (timestamp[us, tz=UTC]) the same on every machine.
     "SET GLOBAL TimeZone = 'UTC'",
-    // Plain utf8 and binary vectors, which every Arrow reader knows, rather than string_view.
+    // The Arrow types every Arrow reader knows: plain utf8, binary and list rather than their
+    // large or view forms, and no DuckDB extension types. Format 1.0 matters too: from 1.4 on,
+    // DuckDB exports BLOB as binary_view even without produce_arrow_string_view.
+    "SET GLOBAL arrow_output_version = '1.0'",
     "SET GLOBAL produce_arrow_string_view = false",
     "SET GLOBAL arrow_large_buffer_size = false",
+    "SET GLOBAL arrow_output_list_view = false",
+    "SET GLOBAL arrow_lossless_conversion = false",
     // Scans return rows in insertion order; the demo tables and their tests rely on it.
     "SET GLOBAL preserve_insertion_order = true",
   };
@@ -43,8 +58,14 @@ final class DuckDbDatabase implements AutoCloseable {
     this.version = version;
   }
 
-  /** A new, empty in-memory database with this server's settings. */
-  static DuckDbDatabase openInMemory() throws SQLException {
+  /**
+   * A new, empty in-memory database with this server's settings, then {@code extraSettings} in
+   * order, so that they can override the defaults.
+   *
+   * @throws IllegalArgumentException with DuckDB's message if DuckDB rejects one of {@code
+   *     extraSettings} (an unknown name, a value of the wrong type)
+   */
+  static DuckDbDatabase openInMemory(List<DuckDbSetting> extraSettings) throws SQLException {
     Properties properties = new Properties();
     // Results are pulled chunk by chunk as DoGet sends them instead of being computed up front.
     properties.setProperty(DuckDBDriver.JDBC_STREAM_RESULTS, "true");
@@ -53,6 +74,14 @@ final class DuckDbDatabase implements AutoCloseable {
     try {
       for (String setting : SETTINGS) {
         execute(connection, setting);
+      }
+      for (DuckDbSetting setting : extraSettings) {
+        try {
+          execute(connection, setting.sql());
+        } catch (SQLException e) {
+          throw new IllegalArgumentException(
+              "DuckDB rejected the setting '" + setting + "': " + e.getMessage(), e);
+        }
       }
       String version = queryString(connection, "SELECT version()");
       return new DuckDbDatabase(connection, version);
@@ -145,10 +174,28 @@ final class DuckDbDatabase implements AutoCloseable {
     try (PreparedStatement statement = connection.prepareStatement(QuerySql.schemaProbe(sql));
         ResultSet rows = statement.executeQuery();
         ArrowReader reader = arrowReader(rows, allocator, 1)) {
-      return reader.getVectorSchemaRoot().getSchema();
-    } catch (java.io.IOException e) {
+      return messageSchema(reader.getVectorSchemaRoot().getSchema(), reader);
+    } catch (IOException e) {
       throw new SQLException("Could not read the Arrow schema from DuckDB: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * {@code schema} as the IPC schema message of a stream describes it: a dictionary-encoded column
+   * (DuckDB's ENUM) has its dictionary's value type, with the index type in its encoding. A
+   * reader's root instead holds the index vectors and so has the index type as the column's type;
+   * announcing that in FlightInfo or GetSchema would contradict the stream, whose schema message
+   * Flight writes in this form.
+   *
+   * @param dictionaries has an (even empty) dictionary for every encoded column of {@code schema}
+   */
+  private static Schema messageSchema(Schema schema, DictionaryProvider dictionaries) {
+    List<Field> fields = new ArrayList<>(schema.getFields().size());
+    Set<Long> used = new HashSet<>();
+    for (Field field : schema.getFields()) {
+      fields.add(DictionaryUtility.toMessageFormat(field, dictionaries, used));
+    }
+    return new Schema(fields, schema.getCustomMetadata());
   }
 
   /**
@@ -156,11 +203,13 @@ final class DuckDbDatabase implements AutoCloseable {
    * wrapper: the query's own error when it fails on its own too, so that the message's line and
    * caret point into the client's text; otherwise an explanation that the statement cannot be a
    * subquery (PRAGMA, EXPLAIN, ...). Queries holding a semicolon keep the wrapper's error, as
-   * preparing several statements would run all but the last.
+   * preparing several statements would run all but the last, and so do results that this server
+   * cannot read ({@link SQLFeatureNotSupportedException}), which have nothing to do with the
+   * wrapper.
    */
   static SQLException queryError(Connection connection, String sql, SQLException wrapped) {
     String body = QuerySql.body(sql);
-    if (body.indexOf(';') >= 0) {
+    if (body.indexOf(';') >= 0 || wrapped instanceof SQLFeatureNotSupportedException) {
       return wrapped;
     }
     try {
@@ -182,6 +231,50 @@ final class DuckDbDatabase implements AutoCloseable {
   static ArrowReader arrowReader(ResultSet rows, BufferAllocator allocator, int batchRows)
       throws SQLException {
     DuckDBResultSet duckRows = rows.unwrap(DuckDBResultSet.class);
-    return (ArrowReader) duckRows.arrowExportStream(allocator, batchRows);
+    ArrowReader reader = (ArrowReader) duckRows.arrowExportStream(allocator, batchRows);
+    try {
+      checkReadable(reader.getVectorSchemaRoot().getSchema().getFields(), "");
+      return reader;
+    } catch (IOException e) {
+      closeAfterFailure(reader, e);
+      throw new SQLException("Could not read the Arrow schema from DuckDB: " + e.getMessage(), e);
+    } catch (SQLException | RuntimeException e) {
+      closeAfterFailure(reader, e);
+      throw e;
+    }
+  }
+
+  private static void closeAfterFailure(ArrowReader reader, Exception failure) {
+    try {
+      reader.close();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Refuses the Arrow types that this server's Arrow Java imports without complaint but reads
+   * wrongly. With {@code arrow_output_version} 1.5, DuckDB exports narrow decimals as 32- and
+   * 64-bit decimals; Arrow Java 18 has only 128- and 256-bit decimal vectors and reads those
+   * buffers as 16 bytes per value, which yields garbage (and reads past the end of DuckDB's
+   * buffer).
+   */
+  private static void checkReadable(List<Field> fields, String parent)
+      throws SQLFeatureNotSupportedException {
+    for (Field field : fields) {
+      String path = parent + field.getName();
+      if (field.getType() instanceof ArrowType.Decimal decimal
+          && decimal.getBitWidth() != 128
+          && decimal.getBitWidth() != 256) {
+        throw new SQLFeatureNotSupportedException(
+            "Column '"
+                + path
+                + "' is exported by DuckDB as a "
+                + decimal.getBitWidth()
+                + "-bit decimal, which this server's Arrow Java cannot read: set DuckDB's"
+                + " arrow_output_version to 1.4 or lower (1.5 exports 32- and 64-bit decimals)");
+      }
+      checkReadable(field.getChildren(), path + ".");
+    }
   }
 }

@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
@@ -23,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * size set by {@link Builder#lineitemRows}) and {@code types_demo} (one column per common scalar
  * type), plus the user's data if {@link Builder#data} names any. A query's FlightInfo has {@link
  * Builder#endpoints} endpoints, disjoint slices of the result that add up to it in endpoint order.
+ *
+ * <p>Columns reach clients with the Arrow types that DuckDB exports them as (the module's
+ * ARROW_TYPES.md has the table), which DuckDB's Arrow settings change ({@link Builder#setting}).
+ * ENUM columns arrive dictionary-encoded, with their dictionaries in the stream.
  *
  * <pre>{@code
  * try (DuckDbFlightSqlServer server = DuckDbFlightSqlServer.builder().lineitemRows(10_000).start()) {
@@ -139,8 +145,8 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   /**
    * Runs the server standalone until the process is stopped. Flags (all optional): {@code --host},
    * {@code --port} (0 for a free port), {@code --endpoints}, {@code --data}, {@code
-   * --lineitem-rows}, {@code --batch-rows}; see {@code --help}. Bad flags print the usage and exit
-   * with status 2.
+   * --lineitem-rows}, {@code --batch-rows}, {@code --setting name=value} (repeatable); see {@code
+   * --help}. Bad flags print the usage and exit with status 2.
    */
   public static void main(String[] args) {
     if (ServerCommandLine.wantsHelp(args)) {
@@ -215,6 +221,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     private long lineitemRows = 1_000_000;
     private int batchRows = 65_536;
     private Path data;
+    private final List<DuckDbSetting> settings = new ArrayList<>();
 
     private Builder() {}
 
@@ -274,9 +281,37 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
 
     /**
+     * A DuckDB setting applied database-wide ({@code SET GLOBAL}) at start-up, after the server's
+     * own defaults, which it may override; settings apply in the order given. The Arrow types that
+     * clients receive depend on DuckDB's Arrow settings, for example:
+     *
+     * <ul>
+     *   <li>{@code arrow_large_buffer_size=true}: large_utf8, large_binary and large_list;
+     *   <li>{@code arrow_output_version=1.4} with {@code produce_arrow_string_view=true}: utf8_view
+     *       (and binary_view for BLOB, which 1.4 exports even without the string view setting);
+     *   <li>{@code arrow_output_version=1.4} with {@code arrow_output_list_view=true}: list_view;
+     *   <li>{@code arrow_lossless_conversion=true}: the extension types arrow.uuid, arrow.json,
+     *       arrow.bool8 and DuckDB's arrow.opaque ones (HUGEINT, UHUGEINT, TIMETZ, BIT).
+     * </ul>
+     *
+     * <p>The value is sent as a SQL string literal, which DuckDB casts to the setting's type.
+     * DuckDB checks names and values when the server starts.
+     *
+     * @param name letters, digits and underscores, such as {@code arrow_large_buffer_size}; not
+     *     {@code threads}, which the server manages
+     * @param value the value as text, such as {@code true}, {@code 4} or {@code Europe/Paris}
+     * @throws IllegalArgumentException if the name or the value is not acceptable
+     */
+    public Builder setting(String name, String value) {
+      settings.add(new DuckDbSetting(name, value));
+      return this;
+    }
+
+    /**
      * Creates the database, loads the data and starts listening.
      *
      * @throws IOException if the port cannot be bound or the data cannot be loaded
+     * @throws IllegalArgumentException with DuckDB's message if DuckDB rejects a {@link #setting}
      */
     public DuckDbFlightSqlServer start() throws IOException {
       if (data != null && !Files.exists(data)) {
@@ -287,7 +322,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
       try {
         BufferAllocator rootAllocator = new RootAllocator();
         opened.push(rootAllocator);
-        DuckDbDatabase database = DuckDbDatabase.openInMemory();
+        DuckDbDatabase database = DuckDbDatabase.openInMemory(List.copyOf(settings));
         opened.push(database);
         DemoData.createTypesDemo(database);
         DemoData.createLineitem(database, lineitemRows);
@@ -312,13 +347,14 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
                 host, server, producer, database, serverAllocator, rootAllocator);
         LOG.info(
             "Flight SQL server on {} started in {} ms (DuckDB {}, lineitem {} rows, {} endpoints"
-                + " per query, {} rows per batch)",
+                + " per query, {} rows per batch, settings {})",
             started.uri(),
             (System.nanoTime() - startNanos) / 1_000_000,
             database.version(),
             lineitemRows,
             endpoints,
-            batchRows);
+            batchRows,
+            settings);
         return started;
       } catch (SQLException e) {
         IOException failure =

@@ -3,7 +3,10 @@ package io.flightsql.spark.server;
 import java.nio.file.Path;
 import java.util.Arrays;
 
-/** The standalone server's command line: {@code --flag value} or {@code --flag=value} pairs. */
+/**
+ * The standalone server's command line: {@code --flag value} or {@code --flag=value} pairs; {@code
+ * --setting} may be given more than once.
+ */
 final class ServerCommandLine {
 
   static final String USAGE =
@@ -16,6 +19,12 @@ final class ServerCommandLine {
                              become tables and whose *.sql files then run in name order
         --lineitem-rows N    rows of the demo table lineitem, 0 for none (default 1000000)
         --batch-rows N       most rows per Arrow batch (default 65536)
+        --setting NAME=VALUE a DuckDB setting applied with SET GLOBAL at start-up, after the
+                             server's defaults; repeatable. For example
+                             --setting arrow_large_buffer_size=true (large_utf8, large_list)
+                             --setting arrow_output_version=1.4
+                             --setting produce_arrow_string_view=true (utf8_view, needs 1.4)
+                             --setting arrow_lossless_conversion=true (arrow.uuid, arrow.json)
         --help               print this help\
       """;
 
@@ -54,6 +63,10 @@ final class ServerCommandLine {
         case "--data" -> builder.data(Path.of(required(flag, value)));
         case "--lineitem-rows" -> builder.lineitemRows(number(flag, value));
         case "--batch-rows" -> builder.batchRows(integer(flag, value));
+        case "--setting" -> {
+          DuckDbSetting setting = DuckDbSetting.parse(required(flag, value));
+          builder.setting(setting.name(), setting.value());
+        }
         default -> throw new IllegalArgumentException("Unknown option '" + flag + "'");
       }
     }

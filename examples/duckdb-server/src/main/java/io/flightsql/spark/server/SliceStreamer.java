@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * <p>Rows travel from DuckDB to gRPC without being copied in Java: DuckDB exports each batch through
  * the Arrow C data interface, and the batch's buffers are transferred into the root that the
  * listener sends. A call holds at most the batch being sent and the one being read.
+ *
+ * <p>Columns that DuckDB exports dictionary-encoded (ENUM, also inside lists, structs, maps and
+ * unions) travel as Arrow IPC dictionaries: the root that is sent holds the index vectors, and the
+ * reader of DuckDB's stream provides the dictionaries.
  */
 final class SliceStreamer {
 
@@ -69,9 +73,15 @@ final class SliceStreamer {
       VectorSchemaRoot in = reader.getVectorSchemaRoot();
       long toSkip = slice.offset();
       long remaining = slice.open() ? Long.MAX_VALUE : slice.limit();
-      // Starting sends the schema, so even an empty slice tells the client what it would contain.
-      listener.start(out);
-      while (remaining > 0 && reader.loadNextBatch()) {
+      // Flight sends a stream's dictionaries (those of DuckDB's ENUM columns) once, right after the
+      // schema, when the stream starts, whereas the C stream fills them in with each batch; so the
+      // stream starts once the first batch is loaded. DuckDB exports an ENUM's whole dictionary
+      // with every batch, so the first batch's dictionaries hold for the whole stream. Without a
+      // batch, the dictionaries stay as the schema import created them, empty. Starting sends the
+      // schema, so even an empty slice tells the client what it would contain.
+      boolean loaded = remaining > 0 && reader.loadNextBatch();
+      listener.start(out, reader);
+      for (; loaded; loaded = remaining > 0 && reader.loadNextBatch()) {
         int count = in.getRowCount();
         if (toSkip >= count) {
           toSkip -= count;
@@ -115,7 +125,8 @@ final class SliceStreamer {
   /**
    * Moves rows {@code [from, from + take)} of {@code in} into {@code out}. Whole batches hand their
    * buffers over; partial ones share them where Arrow can (split-and-transfer copies only what is
-   * not byte-aligned, such as a validity bitmap that starts mid-byte).
+   * not byte-aligned, such as a validity bitmap that starts mid-byte). A dictionary-encoded column
+   * moves its indices; its dictionary stays with the reader.
    */
   private static void moveRows(
       VectorSchemaRoot in, VectorSchemaRoot out, int from, int take, int count) {

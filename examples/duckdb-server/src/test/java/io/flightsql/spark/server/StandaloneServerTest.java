@@ -17,6 +17,9 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 /** The standalone server: its command line, and {@code main} run in a process of its own. */
@@ -37,7 +40,10 @@ class StandaloneServerTest {
               "--batch-rows",
               "100",
               "--data",
-              "data.sql"
+              "data.sql",
+              "--setting",
+              "arrow_large_buffer_size=true",
+              "--setting=TimeZone=Europe/Paris"
             });
 
     assertThat(builder).isNotNull();
@@ -74,7 +80,17 @@ class StandaloneServerTest {
 
   @Test
   void mainServesUntilStopped() throws Exception {
-    Process process = java("--port", "0", "--lineitem-rows", "1000", "--endpoints", "1").start();
+    Process process =
+        java(
+                "--port",
+                "0",
+                "--lineitem-rows",
+                "1000",
+                "--endpoints",
+                "1",
+                "--setting",
+                "arrow_large_buffer_size=true")
+            .start();
     try (BufferedReader out =
         new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -99,6 +115,9 @@ class StandaloneServerTest {
           FlightSqlClient client =
               new FlightSqlClient(FlightClient.builder(allocator, new Location(uri)).build())) {
         assertThat(client.execute("SELECT count(*) FROM lineitem").getRecords()).isEqualTo(1);
+        assertThat(client.getExecuteSchema("SELECT l_comment FROM lineitem").getSchema())
+            .isEqualTo(
+                new Schema(List.of(Field.nullable("l_comment", ArrowType.LargeUtf8.INSTANCE))));
       }
     } finally {
       process.destroy();

@@ -20,10 +20,15 @@ import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.util.AutoCloseables;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.DictionaryEncoder;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -56,7 +61,10 @@ final class TestClient implements AutoCloseable {
     return read(ticket).rows();
   }
 
-  /** The schema, rows and batch sizes of one ticket. */
+  /**
+   * The schema, rows and batch sizes of one ticket. Dictionary-encoded columns (DuckDB's ENUM) are
+   * decoded through the stream's dictionaries, so their values read as DuckDB's JDBC prints them.
+   */
   Stream read(Ticket ticket) throws Exception {
     List<List<String>> rows = new ArrayList<>();
     List<Integer> batches = new ArrayList<>();
@@ -65,7 +73,7 @@ final class TestClient implements AutoCloseable {
       while (stream.next()) {
         VectorSchemaRoot root = stream.getRoot();
         batches.add(root.getRowCount());
-        rows.addAll(rows(root));
+        rows.addAll(rows(root, stream.getDictionaryProvider()));
       }
       return new Stream(schema, rows, batches);
     }
@@ -73,20 +81,38 @@ final class TestClient implements AutoCloseable {
 
   record Stream(Schema schema, List<List<String>> rows, List<Integer> batches) {}
 
-  static List<List<String>> rows(VectorSchemaRoot root) {
-    List<List<String>> rows = new ArrayList<>();
-    for (int row = 0; row < root.getRowCount(); row++) {
-      List<String> values = new ArrayList<>();
+  static List<List<String>> rows(VectorSchemaRoot root, DictionaryProvider dictionaries)
+      throws Exception {
+    List<ValueVector> decoded = new ArrayList<>();
+    try {
+      List<ValueVector> columns = new ArrayList<>();
       for (FieldVector vector : root.getFieldVectors()) {
-        values.add(value(vector, row));
+        DictionaryEncoding encoding = vector.getField().getDictionary();
+        if (encoding == null) {
+          columns.add(vector);
+        } else {
+          ValueVector values =
+              DictionaryEncoder.decode(vector, dictionaries.lookup(encoding.getId()));
+          decoded.add(values);
+          columns.add(values);
+        }
       }
-      rows.add(values);
+      List<List<String>> rows = new ArrayList<>();
+      for (int row = 0; row < root.getRowCount(); row++) {
+        List<String> values = new ArrayList<>();
+        for (ValueVector vector : columns) {
+          values.add(value(vector, row));
+        }
+        rows.add(values);
+      }
+      return rows;
+    } finally {
+      AutoCloseables.close(decoded);
     }
-    return rows;
   }
 
   /** A value as DuckDB's JDBC {@code getString} prints it, for the types of {@code lineitem}. */
-  static String value(FieldVector vector, int row) {
+  static String value(ValueVector vector, int row) {
     if (vector.isNull(row)) {
       return null;
     }
