@@ -3,6 +3,7 @@ package io.flightsql.spark;
 import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
@@ -13,6 +14,7 @@ import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
@@ -156,8 +158,11 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     }
     ColumnVector[] vectors = new ColumnVector[fields.size()];
     ArrowBackedColumnVector[] arrowColumns = new ArrowBackedColumnVector[fields.size()];
+    DictionaryProvider dictionaries = stream.getDictionaryProvider();
     for (int i = 0; i < fields.size(); i++) {
-      Field field = fields.get(i);
+      // The root's fields of dictionary-encoded columns carry the index type; the mapping reads
+      // the value type, as the schema message has it.
+      Field field = StreamSchemas.valueField(fields.get(i), dictionaries);
       DataType planned = schema.fields()[i].dataType();
       DataType actual = ArrowTypeMapping.toSparkType(field, config.typeOptions());
       if (!planned.equals(actual)) {
@@ -174,7 +179,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       }
       arrowColumns[i] =
           ArrowBackedColumnVector.create(
-              field, planned, field.getName(), config.typeOptions(), stream.getDictionaryProvider());
+              field, planned, field.getName(), config.typeOptions(), dictionaries);
       vectors[i] = arrowColumns[i];
     }
     columns = arrowColumns;

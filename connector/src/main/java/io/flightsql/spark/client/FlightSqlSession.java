@@ -91,7 +91,7 @@ public final class FlightSqlSession implements AutoCloseable {
     }
     FlightEndpoint endpoint = info.getEndpoints().get(0);
     try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
-      return Optional.of(stream.getSchema());
+      return Optional.of(StreamSchemas.schema(stream));
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {

@@ -127,6 +127,19 @@ public final class ArrowTypeMapping {
     return new Field(field.getName(), plain, field.getChildren());
   }
 
+  /** Field metadata naming the extension type of a field that Arrow Java does not know. */
+  private static final String EXTENSION_NAME = "ARROW:extension:name";
+
+  /**
+   * Whether the field is Arrow's canonical 8-bit boolean ({@code arrow.bool8}, an int8 per value,
+   * non-zero for true), which DuckDB sends for BOOLEAN with {@code arrow_lossless_conversion}.
+   * Unlike other extension types, it reads as what it means rather than as its storage type.
+   */
+  public static boolean isBool8(Field plain) {
+    return "arrow.bool8".equals(plain.getMetadata().get(EXTENSION_NAME))
+        && plain.getType().equals(new ArrowType.Int(8, true));
+  }
+
   /**
    * Whether a decimal has more digits than Spark's 38, once a negative scale (allowed in Arrow)
    * is written out as zeros.
@@ -147,6 +160,9 @@ public final class ArrowTypeMapping {
   private static DataType toSparkType(Field field, String path, TypeMappingOptions options) {
     Field plain = valueField(field);
     ArrowType type = plain.getType();
+    if (isBool8(plain)) {
+      return DataTypes.BooleanType;
+    }
     switch (type.getTypeID()) {
       case Null:
         return DataTypes.NullType;

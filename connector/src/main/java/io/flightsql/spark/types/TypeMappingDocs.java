@@ -208,7 +208,19 @@ public final class TypeMappingDocs {
         new Field[] {item(new ArrowType.Int(32, true)), field("values", ArrowType.Utf8.INSTANCE)},
         "the values' type");
     readRow(
-        "extension types (arrow.uuid, arrow.json, ...)",
+        "arrow.bool8 (extension over int8)",
+        new Field(
+            "c",
+            new FieldType(
+                true,
+                new ArrowType.Int(8, true),
+                null,
+                Collections.singletonMap("ARROW:extension:name", "arrow.bool8")),
+            null),
+        READ,
+        "non-zero is true; DuckDB sends it with `arrow_lossless_conversion`");
+    readRow(
+        "other extension types (arrow.uuid, arrow.json, arrow.opaque, ...)",
         new OpaqueType(new ArrowType.FixedSizeBinary(16), "uuid", "example"),
         "their storage type: arrow.uuid is binary, arrow.json a string");
     md.append("\n")

@@ -9,6 +9,7 @@ import io.flightsql.spark.vector.BinaryColumns.ViewColumn;
 import io.flightsql.spark.vector.DecimalColumns.DecimalColumn;
 import io.flightsql.spark.vector.DecimalColumns.DecimalTextColumn;
 import io.flightsql.spark.vector.DecimalColumns.UInt64Column;
+import io.flightsql.spark.vector.FixedWidthColumns.Bool8Column;
 import io.flightsql.spark.vector.FixedWidthColumns.BooleanColumn;
 import io.flightsql.spark.vector.FixedWidthColumns.ByteColumn;
 import io.flightsql.spark.vector.FixedWidthColumns.Date64Column;
@@ -75,6 +76,9 @@ final class ColumnFactory {
     }
     ArrowType type = plain.getType();
     String arrowType = type.toString();
+    if (ArrowTypeMapping.isBool8(plain)) {
+      return new Bool8Column();
+    }
     switch (type.getTypeID()) {
       case Null:
         return new NullColumn();

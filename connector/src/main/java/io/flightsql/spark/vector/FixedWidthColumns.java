@@ -70,6 +70,18 @@ final class FixedWidthColumns {
     }
   }
 
+  /** arrow.bool8: one byte per value, non-zero for true. */
+  static final class Bool8Column extends FixedWidthColumn {
+    Bool8Column() {
+      super(DataTypes.BooleanType);
+    }
+
+    @Override
+    public boolean getBoolean(int rowId) {
+      return Platform.getByte(null, data + rowId) != 0;
+    }
+  }
+
   static final class ByteColumn extends FixedWidthColumn {
     ByteColumn() {
       super(DataTypes.ByteType);

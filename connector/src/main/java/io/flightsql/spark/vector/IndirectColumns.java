@@ -264,9 +264,26 @@ final class IndirectColumns {
       return values;
     }
 
+    /**
+     * The row of the dictionary. An index outside the dictionary fails rather than reading
+     * another value: Arrow Java's Flight client applies a dictionary delta (values appended to the
+     * dictionary) as a replacement, so a server that sends deltas would otherwise be read wrongly.
+     */
     @Override
     int targetRow(int rowId) {
-      return (int) readIndex(indices, indexBits, signedIndices, rowId);
+      long index = readIndex(indices, indexBits, signedIndices, rowId);
+      if (index < 0 || index >= values.valueCount) {
+        throw new IllegalStateException(
+            "Row "
+                + rowId
+                + " of a dictionary-encoded column has index "
+                + index
+                + ", beyond the dictionary of "
+                + values.valueCount
+                + " values. Arrow Java's Flight client does not support dictionary deltas; if the"
+                + " server sends a dictionary delta, configure it to send whole dictionaries.");
+      }
+      return (int) index;
     }
   }
 
