@@ -22,6 +22,14 @@ public final class Allocators {
     return ROOT.getAllocatedMemory();
   }
 
+  /**
+   * The most bytes allocated at once since this JVM loaded the connector, for figures printed by
+   * tests and benchmarks.
+   */
+  public static long peakBytes() {
+    return ROOT.getPeakMemoryAllocation();
+  }
+
   /** Children still open, for leak reports in tests. */
   public static int openChildren() {
     return ROOT.getChildAllocators().size();

@@ -22,6 +22,7 @@ import io.flightsql.spark.vector.FixedWidthColumns.LongColumn;
 import io.flightsql.spark.vector.FixedWidthColumns.NullColumn;
 import io.flightsql.spark.vector.FixedWidthColumns.ScaledLongColumn;
 import io.flightsql.spark.vector.FixedWidthColumns.ShortColumn;
+import io.flightsql.spark.vector.FixedWidthColumns.TimeOfDayColumn;
 import io.flightsql.spark.vector.FixedWidthColumns.UInt16Column;
 import io.flightsql.spark.vector.FixedWidthColumns.UInt32Column;
 import io.flightsql.spark.vector.FixedWidthColumns.UInt8Column;
@@ -224,8 +225,9 @@ final class ColumnFactory {
     }
     long nanosPerUnit = 1_000_000_000L / perSecond;
     return nanosPerUnit >= 1_000L
-        ? new ScaledLongColumn(spark, path, type.toString(), width, 1, nanosPerUnit, options.nanoseconds())
-        : new ScaledLongColumn(
+        ? new TimeOfDayColumn(
+            spark, path, type.toString(), width, 1, nanosPerUnit, options.nanoseconds())
+        : new TimeOfDayColumn(
             spark, path, type.toString(), width, 1_000L, 1_000L, options.nanoseconds());
   }
 

@@ -238,9 +238,9 @@ final class FixedWidthColumns {
    * microsecond: rounding towards the past, so that a pre-1970 instant never moves later, or an
    * error when the user chose {@link Nanoseconds#ERROR}.
    */
-  static final class ScaledLongColumn extends FixedWidthColumn {
-    private final String path;
-    private final String arrowType;
+  static class ScaledLongColumn extends FixedWidthColumn {
+    final String path;
+    final String arrowType;
     private final int width;
     private final long divisor;
     private final long multiplier;
@@ -289,6 +289,48 @@ final class FixedWidthColumns {
                 + dataType().simpleString()
                 + ". Filter or cast it in the query.");
       }
+    }
+  }
+
+  /**
+   * A time of day as Spark's TIME: nanoseconds since midnight, scaled like {@link
+   * ScaledLongColumn}. Spark's TIME ends before 24:00:00, which some servers allow as the end of a
+   * day (DuckDB's TIME does). Such a value, or a negative one, fails the task here, naming the
+   * column; passed on, it would fail later in Spark (when a row is turned into a LocalTime) with
+   * no word of where it came from.
+   */
+  static final class TimeOfDayColumn extends ScaledLongColumn {
+    private static final long NANOS_PER_DAY = 86_400_000_000_000L;
+
+    TimeOfDayColumn(
+        DataType type,
+        String path,
+        String arrowType,
+        int width,
+        long divisor,
+        long multiplier,
+        Nanoseconds nanoseconds) {
+      super(type, path, arrowType, width, divisor, multiplier, nanoseconds);
+    }
+
+    @Override
+    public long getLong(int rowId) {
+      long nanos = super.getLong(rowId);
+      if (nanos < 0 || nanos >= NANOS_PER_DAY) {
+        throw new ArrowValueException(
+            "Column '"
+                + path
+                + "' (Arrow "
+                + arrowType
+                + ") holds a time "
+                + nanos
+                + " ns after midnight, outside the range of Spark's "
+                + dataType().simpleString()
+                + " (00:00:00 to 23:59:59.999999). Cast it in the query (for example to VARCHAR),"
+                + " or set spark.sql.timeType.enabled to false to read times as microseconds"
+                + " since midnight.");
+      }
+      return nanos;
     }
   }
 }

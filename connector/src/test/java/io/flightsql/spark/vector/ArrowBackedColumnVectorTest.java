@@ -3,6 +3,7 @@ package io.flightsql.spark.vector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.types.ArrowValueException;
 import io.flightsql.spark.types.TypeMappingOptions;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,7 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.LargeVarBinaryVector;
 import org.apache.arrow.vector.LargeVarCharVector;
 import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeMicroVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TimeStampMilliVector;
 import org.apache.arrow.vector.TimeStampNanoTZVector;
@@ -30,6 +32,7 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.TimeType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -250,6 +253,25 @@ class ArrowBackedColumnVectorTest {
       ArrowBackedColumnVector ns = over(DataTypes.TimestampType, nano);
       assertThat(ns.getLong(0)).isEqualTo(1L);
       assertThat(ns.getLong(1)).isEqualTo(-2L);
+    }
+  }
+
+  @Test
+  void timesOfDayBeyondSparksTimeFailNamingTheColumn() {
+    try (TimeMicroVector micros = new TimeMicroVector("t", allocator)) {
+      micros.allocateNew(3);
+      micros.set(0, 0L);
+      micros.set(1, 86_399_999_999L); // 23:59:59.999999
+      micros.set(2, 86_400_000_000L); // 24:00:00, which DuckDB allows
+      micros.setValueCount(3);
+      ArrowBackedColumnVector time = over(TimeType.apply(6), micros);
+      assertThat(time.getLong(0)).isZero();
+      assertThat(time.getLong(1)).isEqualTo(86_399_999_999_000L);
+      assertThatThrownBy(() -> time.getLong(2))
+          .isInstanceOf(ArrowValueException.class)
+          .hasMessageStartingWith("Column 't' (Arrow Time(MICROSECOND, 64)) holds a time")
+          .hasMessageContaining("outside the range of Spark's time(6)");
+      assertThat(over(DataTypes.LongType, micros).getLong(2)).isEqualTo(86_400_000_000L);
     }
   }
 
