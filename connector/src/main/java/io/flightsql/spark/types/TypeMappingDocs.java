@@ -267,6 +267,8 @@ public final class TypeMappingDocs {
         .append(" an instant\n  stays the same instant, a local date-time the same wall-clock")
         .append(" reading. Seconds and\n  milliseconds are widened to microseconds; a value")
         .append(" outside Spark's range fails the task\n  naming the column.\n")
+        .append("- A time of day of 24:00:00 (which DuckDB allows) fails the task under Spark's TIME")
+        .append(" type, naming the\n  column; read as BIGINT it is 86,400,000,000 microseconds.\n")
         .append("- Strings are not copied or validated: Spark reads the server's UTF-8 bytes as")
         .append(" they are.\n\n");
   }

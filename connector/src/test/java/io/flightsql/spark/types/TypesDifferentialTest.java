@@ -31,7 +31,6 @@ import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -91,9 +90,6 @@ class TypesDifferentialTest {
     out.put(
         "time_tz",
         "Arrow has no time with a UTC offset: DuckDB sends the time without its offset");
-    out.put("small_enum", "an ENUM, sent dictionary-encoded: see enumsReadAsTheirValues");
-    out.put("medium_enum", "an ENUM, as small_enum");
-    out.put("large_enum", "an ENUM, as small_enum");
     out.put(
         "union",
         "its members have two types (VARCHAR and SMALLINT), and Spark has no union type: the"
@@ -609,8 +605,6 @@ class TypesDifferentialTest {
     }
   }
 
-  // needs server dictionary support
-  @Disabled("needs server dictionary support")
   @ParameterizedTest(name = "[{0}]")
   @MethodSource("zones")
   void enumsReadAsTheirValues(String zone) throws Exception {
