@@ -1,7 +1,11 @@
 package io.flightsql.spark;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.config.FlightSqlWriteConfig;
+import io.flightsql.spark.types.UnsupportedSparkTypeException;
+import java.util.HashMap;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -9,19 +13,33 @@ import org.apache.spark.sql.connector.catalog.SessionConfigSupport;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SQLContext;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.sources.BaseRelation;
+import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The entry point Spark finds by the short name {@code flightsql}: {@code
- * spark.read.format("flightsql")} and {@code CREATE TEMPORARY VIEW ... USING flightsql}. Runs on
- * the driver. Options may also come from session configuration {@code
- * spark.datasource.flightsql.*}, which explicit options override.
+ * spark.read.format("flightsql")}, {@code CREATE TEMPORARY VIEW ... USING flightsql}, and {@code
+ * df.write.format("flightsql")}. Runs on the driver. Options may also come from session
+ * configuration {@code spark.datasource.flightsql.*}, which explicit options override.
+ *
+ * <p>Writes come in through {@link #createRelation}, Spark's entry for sources that handle every
+ * save mode themselves: it checks and prepares the table as the mode says, then streams the rows
+ * through a DataSourceV2 append ({@link FlightSqlWriteTable}), which gives tasks Spark's commit
+ * protocol and the job a rows-written metric.
  */
-public final class FlightSqlDataSource implements TableProvider, DataSourceRegister, SessionConfigSupport {
+public final class FlightSqlDataSource
+    implements TableProvider, DataSourceRegister, SessionConfigSupport, CreatableRelationProvider {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlDataSource.class);
 
   public FlightSqlDataSource() {}
@@ -49,8 +67,85 @@ public final class FlightSqlDataSource implements TableProvider, DataSourceRegis
     return schema;
   }
 
+  /** A write hands its DataFrame's schema, which needs no round trip to the server. */
+  @Override
+  public boolean supportsExternalMetadata() {
+    return true;
+  }
+
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+    String planId = new CaseInsensitiveStringMap(properties).get(WritePlan.PLAN_OPTION);
+    if (planId != null) {
+      return new FlightSqlWriteTable(schema, WritePlan.registered(planId));
+    }
     return new FlightSqlTable(schema, FlightSqlReadConfig.from(properties));
+  }
+
+  /** Every type the Spark-to-Arrow mapping knows can be written, intervals and TIME included. */
+  @Override
+  public boolean supportsDataType(DataType type) {
+    try {
+      ArrowTypeMapping.toArrowField("c", type, true);
+      return true;
+    } catch (UnsupportedSparkTypeException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public BaseRelation createRelation(
+      SQLContext sqlContext,
+      SaveMode mode,
+      scala.collection.immutable.Map<String, String> parameters,
+      Dataset<Row> data) {
+    Map<String, String> options = new HashMap<>();
+    String prefix = FlightSqlOptions.SESSION_CONF_PREFIX;
+    sqlContext.sparkSession().conf().getAll().foreach(
+        entry -> {
+          if (entry._1().startsWith(prefix)) {
+            options.put(entry._1().substring(prefix.length()), entry._2());
+          }
+          return null;
+        });
+    options.putAll(CollectionConverters.asJava(parameters));
+    FlightSqlWriteConfig config = FlightSqlWriteConfig.from(options);
+    StructType schema = data.schema();
+    // Fails naming the column, before anything reaches the server, for a type Arrow cannot carry.
+    ArrowTypeMapping.toArrowSchema(schema);
+    WritePlan plan = new WritePlanner(config, schema).plan(mode);
+    if (plan != null) {
+      plan.register();
+      try {
+        Map<String, String> writeOptions = new HashMap<>(options);
+        writeOptions.put(WritePlan.PLAN_OPTION, plan.id());
+        data.write().format(FlightSqlDataSource.class.getName()).options(writeOptions)
+            .mode(SaveMode.Append).save();
+      } finally {
+        plan.unregister();
+      }
+    }
+    return new WrittenRelation(sqlContext, schema);
+  }
+
+  /** What {@link #createRelation} returns: Spark only asks it for its schema. */
+  private static final class WrittenRelation extends BaseRelation {
+    private final SQLContext sqlContext;
+    private final StructType schema;
+
+    WrittenRelation(SQLContext sqlContext, StructType schema) {
+      this.sqlContext = sqlContext;
+      this.schema = schema;
+    }
+
+    @Override
+    public SQLContext sqlContext() {
+      return sqlContext;
+    }
+
+    @Override
+    public StructType schema() {
+      return schema;
+    }
   }
 }

@@ -17,6 +17,8 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,6 +99,167 @@ public final class FlightSqlSession implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("Closing the stream failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * What the server says it can do (GetSqlInfo). A server that does not implement GetSqlInfo is
+   * taken to have no transactions; any other failure is raised.
+   */
+  public ServerCapabilities capabilities() {
+    Map<Integer, Object> values = new java.util.HashMap<>();
+    try {
+      FlightInfo info =
+          sql(server)
+              .getSqlInfo(
+                  new int[] {
+                    ServerCapabilities.FLIGHT_SQL_SERVER_NAME,
+                    ServerCapabilities.FLIGHT_SQL_SERVER_TRANSACTION,
+                    ServerCapabilities.FLIGHT_SQL_SERVER_BULK_INGESTION,
+                    ServerCapabilities.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED,
+                    ServerCapabilities.SQL_IDENTIFIER_QUOTE_CHAR
+                  });
+      for (FlightEndpoint endpoint : info.getEndpoints()) {
+        try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
+          while (stream.next()) {
+            VectorSchemaRoot root = stream.getRoot();
+            FieldVector names = root.getVector(0);
+            FieldVector answers = root.getVector(1);
+            for (int i = 0; i < root.getRowCount(); i++) {
+              Object name = names.getObject(i);
+              Object value = answers.getObject(i);
+              values.put(
+                  ((Number) name).intValue(),
+                  value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
+            }
+          }
+        }
+      }
+    } catch (FlightSqlConnectorException e) {
+      if ("UNIMPLEMENTED".equals(e.statusCode())) {
+        LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
+        return ServerCapabilities.unknown();
+      }
+      throw e;
+    } catch (RuntimeException e) {
+      FlightSqlConnectorException failure = failed("GetSqlInfo", server, e);
+      if ("UNIMPLEMENTED".equals(failure.statusCode())) {
+        LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
+        return ServerCapabilities.unknown();
+      }
+      throw failure;
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the GetSqlInfo stream failed: " + e, e);
+    }
+    return ServerCapabilities.fromSqlInfo(values);
+  }
+
+  /** Whether the table exists (GetTables, then an exact match on each given part of the name). */
+  public boolean tableExists(TableRef table) {
+    return !tables(table.catalog(), table.schema(), table.name(), false).stream()
+        .filter(t -> t.name().equals(table.name()))
+        .filter(t -> table.schema() == null || table.schema().equals(t.schema()))
+        .filter(t -> table.catalog() == null || table.catalog().equals(t.catalog()))
+        .collect(java.util.stream.Collectors.toList())
+        .isEmpty();
+  }
+
+  /** The tables whose names start with {@code prefix}, in the catalog and schema of {@code place}. */
+  public List<TableRef> tablesStartingWith(TableRef place, String prefix) {
+    List<TableRef> out = new ArrayList<>();
+    for (TableRef t : tables(place.catalog(), place.schema(), prefix, true)) {
+      if (t.name().startsWith(prefix)
+          && (place.schema() == null || place.schema().equals(t.schema()))) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  private List<TableRef> tables(String catalog, String schema, String name, boolean prefix) {
+    // GetTables takes LIKE patterns: escape nothing, match more, and filter exactly afterwards.
+    String pattern = prefix ? name + "%" : name;
+    List<TableRef> out = new ArrayList<>();
+    try {
+      FlightInfo info = sql(server).getTables(catalog, schema, pattern, null, false);
+      for (FlightEndpoint endpoint : info.getEndpoints()) {
+        try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
+          while (stream.next()) {
+            VectorSchemaRoot root = stream.getRoot();
+            for (int i = 0; i < root.getRowCount(); i++) {
+              out.add(
+                  new TableRef(
+                      text(root.getVector("catalog_name"), i),
+                      text(root.getVector("db_schema_name"), i),
+                      text(root.getVector("table_name"), i)));
+            }
+          }
+        }
+      }
+      return out;
+    } catch (FlightSqlConnectorException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw failed("GetTables", server, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the GetTables stream failed: " + e, e);
+    }
+  }
+
+  private static String text(FieldVector vector, int row) {
+    Object value = vector.getObject(row);
+    return value == null ? null : value.toString();
+  }
+
+  /** Runs a statement that returns no rows (CommandStatementUpdate), inside a transaction or not. */
+  public long executeUpdate(String statement, byte[] transactionId) {
+    try {
+      return transactionId == null
+          ? sql(server).executeUpdate(statement)
+          : sql(server).executeUpdate(statement, new FlightSqlClient.Transaction(transactionId));
+    } catch (RuntimeException e) {
+      throw failed("DoPut(CommandStatementUpdate)", server, e);
+    }
+  }
+
+  /** Begins a transaction; its id goes with later calls that belong to it. */
+  public byte[] beginTransaction() {
+    try {
+      return sql(server).beginTransaction().getTransactionId();
+    } catch (RuntimeException e) {
+      throw failed("BeginTransaction", server, e);
+    }
+  }
+
+  public void commit(byte[] transactionId) {
+    try {
+      sql(server).commit(new FlightSqlClient.Transaction(transactionId));
+    } catch (RuntimeException e) {
+      throw failed("EndTransaction(COMMIT)", server, e);
+    }
+  }
+
+  public void rollback(byte[] transactionId) {
+    try {
+      sql(server).rollback(new FlightSqlClient.Transaction(transactionId));
+    } catch (RuntimeException e) {
+      throw failed("EndTransaction(ROLLBACK)", server, e);
+    }
+  }
+
+  /** Starts a bulk ingestion of the root's batches into {@code table}. */
+  public DoPutUpload ingest(
+      VectorSchemaRoot root, TableRef table, DoPutUpload.IngestMode mode, byte[] transactionId) {
+    return DoPutUpload.ingest(client(server), server, root, table, mode, transactionId);
+  }
+
+  /** Prepares {@code insert} and starts binding the root's batches to it as parameter rows. */
+  public DoPutUpload preparedUpdate(VectorSchemaRoot root, String insert, byte[] transactionId) {
+    return DoPutUpload.preparedUpdate(client(server), server, root, insert, transactionId);
+  }
+
+  /** This session's allocator, for the Arrow batches of an upload. */
+  public BufferAllocator allocator() {
+    return allocator;
   }
 
   /** The servers to try for an endpoint, in order. */

@@ -43,9 +43,11 @@ public final class FlightSqlOptions {
           "dbtable",
           "a table name, optionally qualified and quoted in the server's dialect",
           null,
-          OptionScope.READ,
+          OptionScope.READ_WRITE,
           "The table to read, as it would appear in a FROM clause (it is read with"
-              + " `SELECT * FROM <dbtable>`). Exactly one of `query` and `dbtable` is required.");
+              + " `SELECT * FROM <dbtable>`); exactly one of `query` and `dbtable` is required to"
+              + " read. The table to write: `name`, `schema.name` or `catalog.schema.name`, each"
+              + " part optionally in double quotes.");
 
   public static final OptionSpec DECIMAL_OVERFLOW =
       OptionSpec.plain(
@@ -70,9 +72,98 @@ public final class FlightSqlOptions {
               + " microsecond, rounding towards the past; `error` fails the task at the first"
               + " value that is not a whole microsecond.");
 
+  public static final OptionSpec CATALOG =
+      OptionSpec.plain(
+          "catalog",
+          "a catalog name",
+          null,
+          OptionScope.WRITE,
+          "The catalog of the table written, when `dbtable` does not name one.");
+
+  public static final OptionSpec SCHEMA =
+      OptionSpec.plain(
+          "schema",
+          "a schema name",
+          null,
+          OptionScope.WRITE,
+          "The schema of the table written, when `dbtable` does not name one.");
+
+  public static final OptionSpec WRITE_METHOD =
+      OptionSpec.plain(
+          "writeMethod",
+          "`auto`, `ingest` or `prepared`",
+          "auto",
+          OptionScope.WRITE,
+          "How rows reach the server. `ingest` streams Arrow batches through Flight SQL bulk"
+              + " ingestion (`CommandStatementIngest`); `prepared` binds them as the parameters of a"
+              + " prepared `INSERT ... VALUES (?, ...)`; `auto` uses ingestion where GetSqlInfo"
+              + " says the server has it, and a prepared INSERT otherwise. See docs/writing.md.");
+
+  public static final OptionSpec BATCH_SIZE =
+      OptionSpec.plain(
+          "batchSize",
+          "a positive number of rows",
+          "65536",
+          OptionScope.WRITE,
+          "The most rows in one Arrow batch sent by a write task. A batch also ends at"
+              + " `batchBytes`.");
+
+  public static final OptionSpec BATCH_BYTES =
+      OptionSpec.plain(
+          "batchBytes",
+          "a positive number of bytes",
+          "4194304",
+          OptionScope.WRITE,
+          "The most bytes (Arrow buffer sizes, estimated as rows are added) in one Arrow batch"
+              + " sent by a write task. A task holds about two batches in memory, whatever its"
+              + " size.");
+
+  public static final OptionSpec TRUNCATE =
+      OptionSpec.plain(
+          "truncate",
+          "`true` or `false`",
+          "false",
+          OptionScope.WRITE,
+          "With save mode `overwrite`: `true` keeps the table's definition and deletes its"
+              + " rows; `false` drops the table and creates it again from the DataFrame's schema.");
+
+  public static final OptionSpec ATOMIC =
+      OptionSpec.plain(
+          "atomic",
+          "`true` or `false`",
+          "false",
+          OptionScope.WRITE,
+          "`true` makes the whole job one transaction on the server: tasks write to staging"
+              + " tables, and the job's commit moves their rows into the table in one transaction,"
+              + " so a failed or retried task never leaves partial or duplicate rows. Needs a server"
+              + " with transactions; fails before any task runs otherwise.");
+
+  public static final OptionSpec DIALECT =
+      OptionSpec.plain(
+          "dialect",
+          "`auto`, `ansi`, `duckdb`, `sqlite` or `derby`",
+          "auto",
+          OptionScope.WRITE,
+          "The SQL the connector writes for the server when it creates a table (column types)."
+              + " `auto` chooses from the server's name (GetSqlInfo), and `ansi` where it is not"
+              + " known.");
+
   private static final List<OptionSpec> ALL =
       Collections.unmodifiableList(
-          Arrays.asList(URI, QUERY, DBTABLE, DECIMAL_OVERFLOW, NANOSECONDS));
+          Arrays.asList(
+              URI,
+              QUERY,
+              DBTABLE,
+              DECIMAL_OVERFLOW,
+              NANOSECONDS,
+              CATALOG,
+              SCHEMA,
+              WRITE_METHOD,
+              BATCH_SIZE,
+              BATCH_BYTES,
+              TRUNCATE,
+              ATOMIC,
+              DIALECT));
 
   private static final Map<String, OptionSpec> BY_NAME =
       ALL.stream()

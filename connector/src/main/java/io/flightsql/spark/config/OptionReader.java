@@ -58,6 +58,34 @@ public final class OptionReader {
     throw invalid(spec, value.get(), null);
   }
 
+  /** A strict {@code true} or {@code false} (any case); the option's default when absent. */
+  public boolean bool(OptionSpec spec) {
+    Optional<String> value = optional(spec);
+    String text = value.orElse(spec.defaultValue());
+    if ("true".equalsIgnoreCase(text)) {
+      return true;
+    }
+    if ("false".equalsIgnoreCase(text)) {
+      return false;
+    }
+    throw invalid(spec, text, null);
+  }
+
+  /** A whole number from 1 to {@code max}; the option's default when absent. */
+  public long positiveLong(OptionSpec spec, long max) {
+    String text = optional(spec).orElse(spec.defaultValue());
+    long value;
+    try {
+      value = Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw invalid(spec, text, null);
+    }
+    if (value < 1 || value > max) {
+      throw invalid(spec, text, "at most " + max);
+    }
+    return value;
+  }
+
   /** The error for a value that does not have the option's form; never shows a secret value. */
   public static IllegalArgumentException invalid(OptionSpec spec, String value, String why) {
     String shown = spec.isSecret() ? "*****" : FlightUri.redact(value);

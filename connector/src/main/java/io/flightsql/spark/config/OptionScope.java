@@ -7,7 +7,9 @@ public enum OptionScope {
   /** Used by reads only. */
   READ("read"),
   /** Used by writes only. */
-  WRITE("write");
+  WRITE("write"),
+  /** Used by reads and writes, differently. */
+  READ_WRITE("read, write");
 
   private final String label;
 

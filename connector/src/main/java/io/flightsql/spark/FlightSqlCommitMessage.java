@@ -1,0 +1,41 @@
+package io.flightsql.spark;
+
+import io.flightsql.spark.client.TableRef;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+
+/**
+ * What a committed write task tells the driver: its rows, and with {@code atomic=true} the
+ * staging table that holds them. Serializable, from executor to driver.
+ */
+final class FlightSqlCommitMessage implements WriterCommitMessage {
+  private static final long serialVersionUID = 1L;
+
+  private final int partitionId;
+  private final long taskId;
+  private final long rows;
+  private final TableRef stagingTable;
+
+  FlightSqlCommitMessage(int partitionId, long taskId, long rows, TableRef stagingTable) {
+    this.partitionId = partitionId;
+    this.taskId = taskId;
+    this.rows = rows;
+    this.stagingTable = stagingTable;
+  }
+
+  int partitionId() {
+    return partitionId;
+  }
+
+  long taskId() {
+    return taskId;
+  }
+
+  long rows() {
+    return rows;
+  }
+
+  /** The staging table with the task's rows, or null when the task wrote to the target. */
+  TableRef stagingTable() {
+    return stagingTable;
+  }
+}

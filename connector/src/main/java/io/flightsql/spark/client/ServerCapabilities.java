@@ -1,0 +1,100 @@
+package io.flightsql.spark.client;
+
+import java.io.Serializable;
+import java.util.Map;
+
+/**
+ * What a server says it can do (GetSqlInfo), as far as writes need to know. Immutable and
+ * Serializable: read once on the driver and shipped with the write to executors. A server that
+ * does not answer GetSqlInfo is taken to have no transactions and unknown bulk ingestion.
+ */
+public final class ServerCapabilities implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  // SqlInfo ids from FlightSql.proto.
+  static final int FLIGHT_SQL_SERVER_NAME = 0;
+  static final int FLIGHT_SQL_SERVER_TRANSACTION = 8;
+  static final int FLIGHT_SQL_SERVER_BULK_INGESTION = 13;
+  static final int FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED = 14;
+  static final int SQL_IDENTIFIER_QUOTE_CHAR = 504;
+
+  /** Transactions, as FLIGHT_SQL_SERVER_TRANSACTION's enum says: 0 none, 1 transactions, 2 + savepoints. */
+  private final boolean transactions;
+  /** Null when the server did not say. */
+  private final Boolean bulkIngestion;
+  private final boolean ingestTransactions;
+  private final String identifierQuote;
+  private final String serverName;
+
+  ServerCapabilities(
+      boolean transactions,
+      Boolean bulkIngestion,
+      boolean ingestTransactions,
+      String identifierQuote,
+      String serverName) {
+    this.transactions = transactions;
+    this.bulkIngestion = bulkIngestion;
+    this.ingestTransactions = ingestTransactions;
+    this.identifierQuote = identifierQuote;
+    this.serverName = serverName;
+  }
+
+  /** Capabilities from the values of a GetSqlInfo answer, by SqlInfo id. */
+  static ServerCapabilities fromSqlInfo(Map<Integer, Object> info) {
+    Object transaction = info.get(FLIGHT_SQL_SERVER_TRANSACTION);
+    Object bulk = info.get(FLIGHT_SQL_SERVER_BULK_INGESTION);
+    Object ingestTransactions = info.get(FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED);
+    Object quote = info.get(SQL_IDENTIFIER_QUOTE_CHAR);
+    Object name = info.get(FLIGHT_SQL_SERVER_NAME);
+    return new ServerCapabilities(
+        transaction instanceof Number && ((Number) transaction).intValue() >= 1,
+        bulk instanceof Boolean ? (Boolean) bulk : null,
+        Boolean.TRUE.equals(ingestTransactions),
+        quote == null || quote.toString().isEmpty() ? "\"" : quote.toString(),
+        name == null ? "" : name.toString());
+  }
+
+  /** For a server that does not answer GetSqlInfo. */
+  static ServerCapabilities unknown() {
+    return new ServerCapabilities(false, null, false, "\"", "");
+  }
+
+  public boolean transactions() {
+    return transactions;
+  }
+
+  /** TRUE or FALSE when the server said whether it has bulk ingestion, null when it did not. */
+  public Boolean bulkIngestion() {
+    return bulkIngestion;
+  }
+
+  /** Whether bulk ingestion can run inside a transaction. */
+  public boolean ingestTransactions() {
+    return ingestTransactions;
+  }
+
+  /** The character that quotes identifiers (SQL_IDENTIFIER_QUOTE_CHAR), {@code "} by default. */
+  public String identifierQuote() {
+    return identifierQuote;
+  }
+
+  /** FLIGHT_SQL_SERVER_NAME, or empty. */
+  public String serverName() {
+    return serverName;
+  }
+
+  @Override
+  public String toString() {
+    return "ServerCapabilities{server="
+        + serverName
+        + ", transactions="
+        + transactions
+        + ", bulkIngestion="
+        + bulkIngestion
+        + ", ingestTransactions="
+        + ingestTransactions
+        + ", identifierQuote="
+        + identifierQuote
+        + "}";
+  }
+}
