@@ -50,6 +50,12 @@ final class DuckDbDatabase implements AutoCloseable {
     "SET GLOBAL preserve_insertion_order = true",
   };
 
+  /**
+   * Part of DuckDB's error for every statement in a transaction that DuckDB has aborted, because a
+   * statement in it failed.
+   */
+  static final String TRANSACTION_ABORTED = "Current transaction is aborted";
+
   private final DuckDBConnection connection;
   private final String version;
 
@@ -172,11 +178,62 @@ final class DuckDbDatabase implements AutoCloseable {
   static Schema arrowSchema(Connection connection, String sql, BufferAllocator allocator)
       throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(QuerySql.schemaProbe(sql));
-        ResultSet rows = statement.executeQuery();
-        ArrowReader reader = arrowReader(rows, allocator, 1)) {
+        ResultSet rows = statement.executeQuery()) {
+      return resultSchema(rows, allocator);
+    }
+  }
+
+  /** The Arrow schema of a result, as its Arrow export describes it, without reading a row. */
+  static Schema resultSchema(ResultSet rows, BufferAllocator allocator) throws SQLException {
+    try (ArrowReader reader = arrowReader(rows, allocator, 1)) {
       return messageSchema(reader.getVectorSchemaRoot().getSchema(), reader);
     } catch (IOException e) {
       throw new SQLException("Could not read the Arrow schema from DuckDB: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The Arrow types that DuckDB exports the given DuckDB types as, for example {@code DECIMAL(9,
+   * 2)} or {@code MAP(VARCHAR, INTEGER[])}: a schema with one field per name. A type that DuckDB
+   * cannot name (such as {@code INVALID}, its type of a parameter whose type it cannot infer)
+   * becomes Arrow's null type: DuckDB itself would export an untyped NULL as an integer.
+   *
+   * <p>Safe inside a transaction: only statements that DuckDB prepared without error are run, and a
+   * failed prepare leaves a transaction as it was (a failed execution would abort it).
+   */
+  static Schema arrowSchemaOfTypes(
+      Connection connection, List<String> names, List<String> types, BufferAllocator allocator)
+      throws SQLException {
+    if (types.isEmpty()) {
+      return new Schema(List.of());
+    }
+    List<String> columns = new ArrayList<>(types.size());
+    boolean[] unknown = new boolean[types.size()];
+    for (int i = 0; i < types.size(); i++) {
+      String type = types.get(i);
+      unknown[i] = type == null || type.isBlank() || type.equals("INVALID");
+      if (!unknown[i] && !prepares(connection, "SELECT CAST(NULL AS " + type + ")")) {
+        unknown[i] = true;
+      }
+      // A stand-in for an unknown type, whose field is replaced below.
+      String value = unknown[i] ? "NULL::BOOLEAN" : "CAST(NULL AS " + type + ")";
+      columns.add(value + " AS " + QuerySql.quoteIdentifier(names.get(i)));
+    }
+    Schema exported = arrowSchema(connection, "SELECT " + String.join(", ", columns), allocator);
+    List<Field> fields = new ArrayList<>(exported.getFields());
+    for (int i = 0; i < fields.size(); i++) {
+      if (unknown[i]) {
+        fields.set(i, Field.nullable(fields.get(i).getName(), ArrowType.Null.INSTANCE));
+      }
+    }
+    return new Schema(fields);
+  }
+
+  private static boolean prepares(Connection connection, String sql) {
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      return true;
+    } catch (SQLException e) {
+      return false;
     }
   }
 
@@ -205,11 +262,14 @@ final class DuckDbDatabase implements AutoCloseable {
    * subquery (PRAGMA, EXPLAIN, ...). Queries holding a semicolon keep the wrapper's error, as
    * preparing several statements would run all but the last, and so do results that this server
    * cannot read ({@link SQLFeatureNotSupportedException}), which have nothing to do with the
-   * wrapper.
+   * wrapper, and so do the errors of a transaction that DuckDB has aborted, which refuses every
+   * statement.
    */
   static SQLException queryError(Connection connection, String sql, SQLException wrapped) {
     String body = QuerySql.body(sql);
-    if (body.indexOf(';') >= 0 || wrapped instanceof SQLFeatureNotSupportedException) {
+    if (body.indexOf(';') >= 0
+        || wrapped instanceof SQLFeatureNotSupportedException
+        || String.valueOf(wrapped.getMessage()).contains(TRANSACTION_ABORTED)) {
       return wrapped;
     }
     try {

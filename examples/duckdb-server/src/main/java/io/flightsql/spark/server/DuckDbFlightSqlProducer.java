@@ -4,11 +4,13 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -22,9 +24,15 @@ import org.apache.arrow.flight.SchemaResult;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlProducer;
 import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
@@ -37,8 +45,10 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.DoPutPreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.memory.ArrowBuf;
@@ -46,21 +56,32 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.duckdb.DuckDBConnection;
+import org.duckdb.DuckDBResultSetMetaData;
+import org.duckdb.StatementReturnType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Flight SQL side of the server: turns Flight SQL commands into DuckDB statements.
  *
- * <p>Supported: statement queries (GetFlightInfo, GetSchema, DoGet), statement updates (DoPut),
- * GetSqlInfo, GetCatalogs, GetDbSchemas, GetTables and GetTableTypes. Every other command answers
- * {@code UNIMPLEMENTED} with a message naming it.
+ * <p>Supported: statement queries (GetFlightInfo, GetSchema, DoGet) and updates (DoPut), bulk
+ * ingestion (DoPut of CommandStatementIngest, {@link BulkIngest}), prepared statements with and
+ * without parameters, transactions (BeginTransaction, EndTransaction, and every command that
+ * carries a transaction id), GetSqlInfo, GetCatalogs, GetDbSchemas, GetTables and GetTableTypes.
+ * Every other command answers {@code UNIMPLEMENTED} with a message naming it.
  *
  * <p>A query's FlightInfo has a fixed number of endpoints; each one is a {@link StatementSlice}, a
  * contiguous range of the result rows, and the endpoints in order add up to the result in order.
- * Endpoints have no location: they are redeemed at this same server.
+ * Endpoints have no location: they are redeemed at this same server. A query inside a transaction
+ * has a single endpoint, since the transaction's one connection runs one statement at a time.
  *
- * <p>Thread-safe: every call opens its own DuckDB connection and closes it before it returns; all
+ * <p>Prepared statements live in {@link DuckDbPreparedStatements}, under random handles. Without
+ * parameters, a prepared query runs like a statement query. With parameters, DoPut binds batches of
+ * parameter rows: an update runs once per row ({@link PreparedUpdate}); a query keeps its rows
+ * until GetFlightInfo, whose single endpoint streams the results of every row in turn.
+ *
+ * <p>Thread-safe: a call without a transaction opens its own DuckDB connection and closes it before
+ * it returns; calls in a transaction take turns on its connection ({@link DuckDbTransactions}). All
  * Arrow memory comes from this producer's allocator, closed by {@link #close()}.
  */
 final class DuckDbFlightSqlProducer implements FlightSqlProducer {
@@ -70,12 +91,15 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   /** How long {@link #close()} lets running calls finish before it frees what they use. */
   private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(30);
 
-  private final DuckDbDatabase database;
+  private static final AtomicLong PUT_IDS = new AtomicLong();
+
   private final BufferAllocator allocator;
   private final int endpoints;
   private final SqlInfoBuilder sqlInfo;
   private final DuckDbCatalog catalog;
   private final SliceStreamer streamer;
+  private final DuckDbTransactions transactions;
+  private final DuckDbPreparedStatements preparedStatements = new DuckDbPreparedStatements();
   private final CallTracker calls = new CallTracker();
 
   /**
@@ -84,12 +108,12 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   DuckDbFlightSqlProducer(
       DuckDbDatabase database, BufferAllocator allocator, int endpoints, int batchRows)
       throws SQLException {
-    this.database = database;
     this.allocator = allocator;
     this.endpoints = endpoints;
     this.sqlInfo = DuckDbSqlInfo.create(database);
     this.catalog = new DuckDbCatalog(database, allocator);
-    this.streamer = new SliceStreamer(database, allocator, batchRows);
+    this.streamer = new SliceStreamer(allocator, batchRows);
+    this.transactions = new DuckDbTransactions(database);
   }
 
   // ---- Statement queries
@@ -97,53 +121,50 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoStatement(
       CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    if (command.hasTransactionId()) {
-      throw unsupported("transactions");
-    }
-    String sql = command.getQuery();
+    ByteString transaction = transactionId(command.hasTransactionId(), command.getTransactionId());
     try {
-      return calls.track(() -> flightInfo(sql, context, descriptor));
+      return flightInfo(command.getQuery(), transaction, context, descriptor);
     } catch (SQLException | IllegalArgumentException e) {
       throw queryFailed(e);
     }
   }
 
-  private FlightInfo flightInfo(String sql, CallContext context, FlightDescriptor descriptor)
+  private FlightInfo flightInfo(
+      String sql, ByteString transaction, CallContext context, FlightDescriptor descriptor)
       throws SQLException {
-    try (DuckDBConnection connection = database.connect()) {
-      Schema schema = schema(connection, sql);
-      long rows = DuckDbDatabase.queryLong(connection, QuerySql.rowCount(sql));
-      List<FlightEndpoint> slices = new ArrayList<>(endpoints);
-      long offset = 0;
-      for (int i = 0; i < endpoints; i++) {
-        long size = rows / endpoints + (i < rows % endpoints ? 1 : 0);
-        boolean last = i == endpoints - 1;
-        slices.add(new FlightEndpoint(ticket(new StatementSlice(sql, offset, last ? -1 : size))));
-        offset += size;
-      }
-      LOG.info(
-          "GetFlightInfo from {}: {} rows in {} endpoints for SQL: {}",
-          context.peerIdentity(),
-          rows,
-          endpoints,
-          QuerySql.abbreviate(sql, 500));
-      return new FlightInfo(schema, descriptor, slices, -1, rows, true, IpcOption.DEFAULT);
-    }
+    return withConnection(
+        transaction,
+        lease -> {
+          DuckDBConnection connection = lease.connection();
+          Schema schema = schema(connection, sql);
+          long rows = DuckDbDatabase.queryLong(connection, QuerySql.rowCount(sql));
+          int count = lease.transactional() ? 1 : endpoints;
+          List<FlightEndpoint> slices = new ArrayList<>(count);
+          long offset = 0;
+          for (int i = 0; i < count; i++) {
+            long size = rows / count + (i < rows % count ? 1 : 0);
+            boolean last = i == count - 1;
+            StatementSlice slice = new StatementSlice(sql, transaction, offset, last ? -1 : size);
+            slices.add(new FlightEndpoint(ticket(slice)));
+            offset += size;
+          }
+          LOG.info(
+              "GetFlightInfo from {}: {} rows in {} endpoints for SQL: {}",
+              context.peerIdentity(),
+              rows,
+              count,
+              QuerySql.abbreviate(sql, 500));
+          return new FlightInfo(schema, descriptor, slices, -1, rows, true, IpcOption.DEFAULT);
+        });
   }
 
   @Override
   public SchemaResult getSchemaStatement(
       CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    if (command.hasTransactionId()) {
-      throw unsupported("transactions");
-    }
+    ByteString transaction = transactionId(command.hasTransactionId(), command.getTransactionId());
     try {
-      return calls.track(
-          () -> {
-            try (DuckDBConnection connection = database.connect()) {
-              return new SchemaResult(schema(connection, command.getQuery()));
-            }
-          });
+      return withConnection(
+          transaction, lease -> new SchemaResult(schema(lease.connection(), command.getQuery())));
     } catch (SQLException | IllegalArgumentException e) {
       throw queryFailed(e);
     }
@@ -181,7 +202,9 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     try {
       calls.track(
           () -> {
-            streamer.stream(slice, listener);
+            try (DuckDbTransactions.Lease lease = transactions.lease(slice.transactionId())) {
+              streamer.stream(slice, lease, listener);
+            }
             return null;
           });
     } catch (FlightRuntimeException | SQLException e) {
@@ -189,7 +212,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     }
   }
 
-  // ---- Statement updates
+  // ---- Statement updates and bulk ingestion
 
   @Override
   public Runnable acceptPutStatement(
@@ -198,24 +221,20 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       FlightStream flightStream,
       StreamListener<PutResult> ackStream) {
     return () -> {
-      if (command.hasTransactionId()) {
-        ackStream.onError(unsupported("transactions"));
-        return;
-      }
+      ByteString transaction =
+          transactionId(command.hasTransactionId(), command.getTransactionId());
       String sql = command.getQuery();
       try {
-        long count = calls.track(() -> update(sql));
+        long count =
+            withConnection(
+                transaction,
+                lease -> DuckDbDatabase.execute(lease.connection(), QuerySql.body(sql)));
         LOG.info(
             "Update from {}: {} rows for SQL: {}",
             context.peerIdentity(),
             count,
             QuerySql.abbreviate(sql, 500));
-        byte[] result = DoPutUpdateResult.newBuilder().setRecordCount(count).build().toByteArray();
-        try (ArrowBuf buffer = allocator.buffer(result.length)) {
-          buffer.writeBytes(result);
-          ackStream.onNext(PutResult.metadata(buffer));
-        }
-        ackStream.onCompleted();
+        sendUpdateCount(ackStream, count);
       } catch (SQLException | IllegalArgumentException e) {
         ackStream.onError(queryFailed(e));
       } catch (FlightRuntimeException e) {
@@ -224,10 +243,100 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     };
   }
 
-  private long update(String sql) throws SQLException {
-    try (DuckDBConnection connection = database.connect()) {
-      return DuckDbDatabase.execute(connection, QuerySql.body(sql));
+  @Override
+  public Runnable acceptPutStatementBulkIngest(
+      CommandStatementIngest command,
+      CallContext context,
+      FlightStream flightStream,
+      StreamListener<PutResult> ackStream) {
+    return () -> {
+      ByteString transaction =
+          transactionId(command.hasTransactionId(), command.getTransactionId());
+      try {
+        long rows =
+            withConnection(
+                transaction,
+                lease ->
+                    withCallAllocator(
+                        "ingest",
+                        callAllocator ->
+                            BulkIngest.run(
+                                command,
+                                lease,
+                                flightStream,
+                                callAllocator,
+                                context.peerIdentity())));
+        sendUpdateCount(ackStream, rows);
+      } catch (SQLException | IllegalArgumentException e) {
+        ackStream.onError(queryFailed(e));
+      } catch (FlightRuntimeException e) {
+        ackStream.onError(e);
+      }
+    };
+  }
+
+  // ---- Transactions
+
+  @Override
+  public void beginTransaction(
+      ActionBeginTransactionRequest request,
+      CallContext context,
+      StreamListener<ActionBeginTransactionResult> listener) {
+    try {
+      ByteString id = calls.track(transactions::begin);
+      listener.onNext(ActionBeginTransactionResult.newBuilder().setTransactionId(id).build());
+      listener.onCompleted();
+    } catch (SQLException e) {
+      listener.onError(queryFailed(e));
+    } catch (FlightRuntimeException e) {
+      listener.onError(e);
     }
+  }
+
+  @Override
+  public void endTransaction(
+      ActionEndTransactionRequest request, CallContext context, StreamListener<Result> listener) {
+    boolean commit;
+    switch (request.getAction()) {
+      case END_TRANSACTION_COMMIT -> commit = true;
+      case END_TRANSACTION_ROLLBACK -> commit = false;
+      default -> {
+        listener.onError(
+            CallStatus.INVALID_ARGUMENT
+                .withDescription(
+                    "Invalid EndTransaction action "
+                        + request.getAction()
+                        + ": expected END_TRANSACTION_COMMIT or END_TRANSACTION_ROLLBACK")
+                .toRuntimeException());
+        return;
+      }
+    }
+    try {
+      calls.track(
+          () -> {
+            transactions.end(request.getTransactionId(), commit);
+            return null;
+          });
+      listener.onCompleted();
+    } catch (SQLException e) {
+      listener.onError(queryFailed(e));
+    } catch (FlightRuntimeException e) {
+      listener.onError(e);
+    }
+  }
+
+  @Override
+  public void beginSavepoint(
+      ActionBeginSavepointRequest request,
+      CallContext context,
+      StreamListener<ActionBeginSavepointResult> listener) {
+    listener.onError(unsupported("savepoints (DuckDB has none)"));
+  }
+
+  @Override
+  public void endSavepoint(
+      ActionEndSavepointRequest request, CallContext context, StreamListener<Result> listener) {
+    listener.onError(unsupported("savepoints (DuckDB has none)"));
   }
 
   // ---- Server and catalog metadata
@@ -294,26 +403,18 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     streamMetadata(listener, () -> catalog.streamTableTypes(listener));
   }
 
-  // ---- Prepared statements, without parameters (binding arrives with the write path). The handle
-  // is the SQL itself, so the server keeps no state per statement and closing has nothing to free.
+  // ---- Prepared statements
 
   @Override
   public void createPreparedStatement(
       ActionCreatePreparedStatementRequest request,
       CallContext context,
       StreamListener<Result> listener) {
-    if (request.hasTransactionId()) {
-      listener.onError(unsupported("transactions"));
-      return;
-    }
+    ByteString transaction = transactionId(request.hasTransactionId(), request.getTransactionId());
     String sql = request.getQuery();
     try {
-      ByteString datasetSchema = calls.track(() -> preparedDatasetSchema(sql));
       ActionCreatePreparedStatementResult result =
-          ActionCreatePreparedStatementResult.newBuilder()
-              .setPreparedStatementHandle(ByteString.copyFromUtf8(sql))
-              .setDatasetSchema(datasetSchema)
-              .build();
+          withConnection(transaction, lease -> prepare(lease.connection(), sql, transaction));
       listener.onNext(new Result(Any.pack(result).toByteArray()));
       listener.onCompleted();
     } catch (SQLException | IllegalArgumentException e) {
@@ -324,20 +425,76 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   }
 
   /**
-   * The IPC-serialized result schema of a query, or no schema for a statement that returns no rows
-   * (DDL, DML), which cannot be probed as a subquery; DuckDB still checks that one parses.
+   * Prepares {@code sql} with DuckDB, which checks it and describes its parameters and result, and
+   * registers it. Nothing here changes data: the statement is only prepared (but for text holding
+   * several statements, of which DuckDB's JDBC driver runs all but the last while preparing), and a
+   * query's result schema comes from a {@code LIMIT 0} run of it. The probes run only once DuckDB
+   * has prepared them, so that preparing inside a transaction does not abort the transaction.
    */
-  private ByteString preparedDatasetSchema(String sql) throws SQLException {
-    try (DuckDBConnection connection = database.connect()) {
-      try {
-        return ByteString.copyFrom(schema(connection, sql).serializeAsMessage());
-      } catch (SQLException asQuery) {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-          return ByteString.EMPTY;
-        } catch (SQLException asStatement) {
-          throw asQuery;
-        }
+  private ActionCreatePreparedStatementResult prepare(
+      DuckDBConnection connection, String sql, ByteString transaction) throws SQLException {
+    String body = QuerySql.body(sql);
+    List<String> parameterTypes = new ArrayList<>();
+    List<String> parameterNames = new ArrayList<>();
+    List<String> columnTypes = new ArrayList<>();
+    List<String> columnNames = new ArrayList<>();
+    boolean query;
+    try (PreparedStatement statement = connection.prepareStatement(body)) {
+      ParameterMetaData parameters = statement.getParameterMetaData();
+      for (int i = 1; i <= parameters.getParameterCount(); i++) {
+        parameterNames.add("$" + i);
+        parameterTypes.add(parameters.getParameterTypeName(i));
       }
+      DuckDBResultSetMetaData result =
+          statement.getMetaData().unwrap(DuckDBResultSetMetaData.class);
+      query = result.getReturnType() == StatementReturnType.QUERY_RESULT;
+      for (int i = 1; query && i <= result.getColumnCount(); i++) {
+        columnNames.add(result.getColumnName(i));
+        columnTypes.add(result.getColumnTypeName(i));
+      }
+    }
+    Schema parameterSchema =
+        DuckDbDatabase.arrowSchemaOfTypes(connection, parameterNames, parameterTypes, allocator);
+    ByteString datasetSchema = ByteString.EMPTY;
+    if (query && parameterTypes.isEmpty()) {
+      datasetSchema = serialized(queryDatasetSchema(connection, sql));
+    } else if (query) {
+      // Parameters are not bound yet: the result's columns as DuckDB types them for now.
+      datasetSchema =
+          serialized(
+              DuckDbDatabase.arrowSchemaOfTypes(connection, columnNames, columnTypes, allocator));
+    }
+    DuckDbPreparedStatements.Prepared prepared =
+        preparedStatements.add(
+            sql,
+            transaction,
+            parameterTypes.size(),
+            parameterSchema,
+            QuerySql.plainInsertPrefix(sql, parameterTypes.size()));
+    LOG.info(
+        "Prepared statement {} ({} parameters{}{}) for SQL: {}",
+        DuckDbTransactions.label(prepared.handle()),
+        parameterTypes.size(),
+        prepared.insertPrefix() == null ? "" : ", inserts in bulk",
+        transaction.isEmpty() ? "" : ", in transaction " + DuckDbTransactions.label(transaction),
+        QuerySql.abbreviate(sql, 500));
+    return ActionCreatePreparedStatementResult.newBuilder()
+        .setPreparedStatementHandle(prepared.handle())
+        .setDatasetSchema(datasetSchema)
+        .setParameterSchema(
+            parameterTypes.isEmpty() ? ByteString.EMPTY : serialized(parameterSchema))
+        .build();
+  }
+
+  /**
+   * The result schema of a query without parameters, or null for one that DuckDB cannot run as a
+   * subquery (PRAGMA, ...); the probe fails while being prepared, which leaves a transaction alone.
+   */
+  private Schema queryDatasetSchema(DuckDBConnection connection, String sql) {
+    try {
+      return DuckDbDatabase.arrowSchema(connection, sql, allocator);
+    } catch (SQLException e) {
+      return null;
     }
   }
 
@@ -346,28 +503,112 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       ActionClosePreparedStatementRequest request,
       CallContext context,
       StreamListener<Result> listener) {
-    listener.onCompleted();
+    try {
+      preparedStatements.remove(request.getPreparedStatementHandle());
+      listener.onCompleted();
+    } catch (FlightRuntimeException e) {
+      listener.onError(e);
+    }
   }
 
   @Override
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    String sql = command.getPreparedStatementHandle().toStringUtf8();
+    DuckDbPreparedStatements.Prepared prepared =
+        preparedStatements.get(command.getPreparedStatementHandle());
     try {
-      return calls.track(() -> flightInfo(sql, context, descriptor));
+      if (prepared.parameterCount() == 0) {
+        return flightInfo(prepared.sql(), prepared.transactionId(), context, descriptor);
+      }
+      Schema schema = boundQuerySchema(prepared);
+      // The endpoint hands the statement back to this server, which runs it with the parameters
+      // bound by then.
+      Ticket ticket = new Ticket(Any.pack(command).toByteArray());
+      LOG.info(
+          "GetFlightInfo from {} for prepared statement {} with parameters",
+          context.peerIdentity(),
+          DuckDbTransactions.label(prepared.handle()));
+      return new FlightInfo(
+          schema, descriptor, List.of(new FlightEndpoint(ticket)), -1, -1, true, IpcOption.DEFAULT);
     } catch (SQLException | IllegalArgumentException e) {
       throw queryFailed(e);
     }
   }
 
   @Override
+  public SchemaResult getSchemaPreparedStatement(
+      CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    DuckDbPreparedStatements.Prepared prepared =
+        preparedStatements.get(command.getPreparedStatementHandle());
+    try {
+      if (prepared.parameterCount() == 0) {
+        return withConnection(
+            prepared.transactionId(),
+            lease -> new SchemaResult(schema(lease.connection(), prepared.sql())));
+      }
+      return new SchemaResult(boundQuerySchema(prepared));
+    } catch (SQLException | IllegalArgumentException e) {
+      throw queryFailed(e);
+    }
+  }
+
+  /** The result schema of a query with parameters, for its first bound parameter row. */
+  private Schema boundQuerySchema(DuckDbPreparedStatements.Prepared prepared) throws SQLException {
+    synchronized (prepared) {
+      ParameterBatches parameters = boundParameters(prepared);
+      return withConnection(
+          prepared.transactionId(),
+          lease ->
+              withCallAllocator(
+                  "schema",
+                  callAllocator ->
+                      ParameterRows.querySchema(
+                          lease.connection(),
+                          prepared.sql(),
+                          prepared.parameterCount(),
+                          parameters,
+                          callAllocator)));
+    }
+  }
+
+  private static ParameterBatches boundParameters(DuckDbPreparedStatements.Prepared prepared) {
+    ParameterBatches parameters = prepared.bound();
+    if (parameters == null || parameters.rows() == 0) {
+      throw CallStatus.INVALID_ARGUMENT
+          .withDescription(
+              "The prepared statement takes "
+                  + prepared.parameterCount()
+                  + " parameters: bind a batch of parameter rows (DoPut) before running it")
+          .toRuntimeException();
+    }
+    return parameters;
+  }
+
+  @Override
   public void getStreamPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, ServerStreamListener listener) {
-    // The endpoints of a prepared query carry statement tickets, so DoGet never lands here.
-    listener.error(
-        CallStatus.INVALID_ARGUMENT
+    try {
+      DuckDbPreparedStatements.Prepared prepared =
+          preparedStatements.get(command.getPreparedStatementHandle());
+      if (prepared.parameterCount() == 0) {
+        // The endpoints of a query without parameters carry statement tickets instead.
+        throw CallStatus.INVALID_ARGUMENT
             .withDescription("Read a prepared statement through the tickets of its FlightInfo")
-            .toRuntimeException());
+            .toRuntimeException();
+      }
+      calls.track(
+          () -> {
+            synchronized (prepared) {
+              ParameterBatches parameters = boundParameters(prepared);
+              try (DuckDbTransactions.Lease lease = transactions.lease(prepared.transactionId())) {
+                streamer.streamPrepared(prepared, parameters, lease, listener);
+              }
+            }
+            return null;
+          });
+    } catch (FlightRuntimeException | SQLException e) {
+      listener.error(e);
+    }
   }
 
   @Override
@@ -376,16 +617,69 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       CallContext context,
       FlightStream flightStream,
       StreamListener<PutResult> ackStream) {
-    return () -> ackStream.onError(unsupported("prepared statements"));
+    return () -> {
+      try {
+        DuckDbPreparedStatements.Prepared prepared =
+            preparedStatements.get(command.getPreparedStatementHandle());
+        long count =
+            withConnection(
+                prepared.transactionId(),
+                lease ->
+                    withCallAllocator(
+                        "update",
+                        callAllocator ->
+                            PreparedUpdate.run(prepared, lease, flightStream, callAllocator)));
+        LOG.info(
+            "Prepared update {} from {}: {} rows",
+            DuckDbTransactions.label(prepared.handle()),
+            context.peerIdentity(),
+            count);
+        sendUpdateCount(ackStream, count);
+      } catch (SQLException | IllegalArgumentException e) {
+        ackStream.onError(queryFailed(e));
+      } catch (FlightRuntimeException e) {
+        ackStream.onError(e);
+      }
+    };
   }
 
+  /**
+   * Binds parameter rows to a prepared query: they are kept, replacing any bound before, until the
+   * query runs or the statement closes. The answer keeps the handle.
+   */
   @Override
   public Runnable acceptPutPreparedStatementQuery(
       CommandPreparedStatementQuery command,
       CallContext context,
       FlightStream flightStream,
       StreamListener<PutResult> ackStream) {
-    return () -> ackStream.onError(unsupported("prepared statements"));
+    return () -> {
+      try {
+        DuckDbPreparedStatements.Prepared prepared =
+            preparedStatements.get(command.getPreparedStatementHandle());
+        calls.track(
+            () -> {
+              if (prepared.parameterCount() == 0) {
+                while (flightStream.next()) {
+                  // A query without parameters has nothing to bind.
+                }
+                return null;
+              }
+              PreparedUpdate.checkParameters(flightStream.getSchema(), prepared.parameterCount());
+              prepared.bind(ParameterBatches.read(flightStream, allocator));
+              return null;
+            });
+        DoPutPreparedStatementResult result =
+            DoPutPreparedStatementResult.newBuilder()
+                .setPreparedStatementHandle(prepared.handle())
+                .build();
+        sendResult(ackStream, result.toByteArray());
+      } catch (SQLException e) {
+        ackStream.onError(queryFailed(e));
+      } catch (FlightRuntimeException e) {
+        ackStream.onError(e);
+      }
+    };
   }
 
   @Override
@@ -457,9 +751,10 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   // ---- Life cycle
 
   /**
-   * Waits for running calls to end, then closes the allocator, whose leak check throws {@link
-   * IllegalStateException} if any call left Arrow memory behind. The database belongs to the
-   * caller.
+   * Waits for running calls to end, rolls back the transactions that clients left open, frees the
+   * parameters of prepared statements that clients left open, then closes the allocator, whose leak
+   * check throws {@link IllegalStateException} if any call left Arrow memory behind. The database
+   * belongs to the caller.
    */
   @Override
   public void close() {
@@ -472,10 +767,90 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       Thread.currentThread().interrupt();
       LOG.warn("Interrupted while waiting for running calls; closing anyway");
     }
+    try {
+      transactions.close();
+    } catch (SQLException e) {
+      LOG.warn("Could not roll back every abandoned transaction: {}", e.getMessage());
+    }
+    preparedStatements.close();
     allocator.close();
   }
 
+  /** How many transactions are open, for tests. */
+  int openTransactions() {
+    return transactions.openCount();
+  }
+
+  /** How many prepared statements are open, for tests. */
+  int openPreparedStatements() {
+    return preparedStatements.openCount();
+  }
+
   // ---- Helpers
+
+  /** A call's work on a DuckDB connection, which may fail on DuckDB's side. */
+  private interface ConnectionBody<T> {
+    T run(DuckDbTransactions.Lease lease) throws SQLException;
+  }
+
+  /** A call's work with Arrow memory of its own. */
+  private interface AllocatorBody<T> {
+    T run(BufferAllocator callAllocator) throws SQLException;
+  }
+
+  /**
+   * Runs a tracked call on the connection of {@code transaction} (empty: a connection of its own).
+   * A DuckDB error is noted in the transaction, whose commit reports it if DuckDB aborted the
+   * transaction because of it.
+   */
+  private <T> T withConnection(ByteString transaction, ConnectionBody<T> body) throws SQLException {
+    return calls.track(
+        () -> {
+          try (DuckDbTransactions.Lease lease = transactions.lease(transaction)) {
+            try {
+              return body.run(lease);
+            } catch (SQLException e) {
+              lease.failed(e);
+              throw e;
+            }
+          }
+        });
+  }
+
+  /**
+   * Runs {@code body} with an allocator of its own, whose closing checks that the call freed every
+   * buffer: a leak fails the call that caused it, rather than the server's shutdown.
+   */
+  private <T> T withCallAllocator(String kind, AllocatorBody<T> body) throws SQLException {
+    try (BufferAllocator callAllocator =
+        allocator.newChildAllocator(kind + "-" + PUT_IDS.incrementAndGet(), 0, Long.MAX_VALUE)) {
+      return body.run(callAllocator);
+    }
+  }
+
+  /** The transaction a command names, or empty for none. */
+  private static ByteString transactionId(boolean present, ByteString id) {
+    return present ? id : ByteString.EMPTY;
+  }
+
+  private void sendUpdateCount(StreamListener<PutResult> ackStream, long count) {
+    sendResult(
+        ackStream, DoPutUpdateResult.newBuilder().setRecordCount(count).build().toByteArray());
+  }
+
+  /** Sends {@code metadata} as the DoPut's one result, and completes the call. */
+  private void sendResult(StreamListener<PutResult> ackStream, byte[] metadata) {
+    try (ArrowBuf buffer = allocator.buffer(metadata.length)) {
+      buffer.writeBytes(metadata);
+      ackStream.onNext(PutResult.metadata(buffer));
+    }
+    ackStream.onCompleted();
+  }
+
+  /** An IPC-serialized schema, as prepared statements describe their parameters and results. */
+  private static ByteString serialized(Schema schema) {
+    return schema == null ? ByteString.EMPTY : ByteString.copyFrom(schema.serializeAsMessage());
+  }
 
   private Schema schema(DuckDBConnection connection, String sql) throws SQLException {
     try {

@@ -30,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * ARROW_TYPES.md has the table), which DuckDB's Arrow settings change ({@link Builder#setting}).
  * ENUM columns arrive dictionary-encoded, with their dictionaries in the stream.
  *
+ * <p>Clients can write too: statement updates, bulk ingestion of Arrow uploads into new or existing
+ * tables (CommandStatementIngest), prepared statements with parameters bound in Arrow batches, and
+ * transactions. Uploads stream into DuckDB through the Arrow C data interface, a batch at a time.
+ * Transactions that clients leave open are rolled back when the server closes. The module's
+ * README.md describes the commands and their limits.
+ *
  * <pre>{@code
  * try (DuckDbFlightSqlServer server = DuckDbFlightSqlServer.builder().lineitemRows(10_000).start()) {
  *   String uri = server.uri(); // grpc://127.0.0.1:<free port>
@@ -108,9 +114,29 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
   }
 
+  /** Arrow memory the server holds right now, in bytes: zero between calls. For tests. */
+  long allocatedBytes() {
+    return rootAllocator.getAllocatedMemory();
+  }
+
+  /** The most Arrow memory the server has held at once since it started, in bytes. For tests. */
+  long peakAllocatedBytes() {
+    return rootAllocator.getPeakMemoryAllocation();
+  }
+
+  /** How many transactions clients have begun and not ended. For tests. */
+  int openTransactions() {
+    return producer.openTransactions();
+  }
+
+  /** How many prepared statements clients have created and not closed. For tests. */
+  int openPreparedStatements() {
+    return producer.openPreparedStatements();
+  }
+
   /**
-   * Stops the server, waiting for running calls to end, then closes DuckDB and the Arrow
-   * allocators. Calling it again does nothing.
+   * Stops the server, waiting for running calls to end, then rolls back the transactions that
+   * clients left open and closes DuckDB and the Arrow allocators. Calling it again does nothing.
    *
    * @throws IllegalStateException if Arrow memory leaked (the allocator's report is the message) or
    *     something else could not be closed

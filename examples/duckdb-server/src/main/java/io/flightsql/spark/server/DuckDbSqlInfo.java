@@ -15,6 +15,9 @@ import org.duckdb.DuckDBConnection;
 /**
  * What this server tells clients about itself through GetSqlInfo: all of it in {@link #create}, so
  * that a feature (transactions, bulk ingestion, ...) is announced by flipping one line here.
+ *
+ * <p>Announced: transactions (not savepoints), bulk ingestion, and bulk ingestion inside a
+ * transaction; no cancellation, no Substrait.
  */
 final class DuckDbSqlInfo {
 
@@ -34,11 +37,14 @@ final class DuckDbSqlInfo {
         .withFlightSqlServerReadOnly(false)
         .withFlightSqlServerSql(true)
         .withFlightSqlServerSubstrait(false)
-        .withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
+        // BeginTransaction/EndTransaction; DuckDB has no savepoints.
+        .withFlightSqlServerTransaction(
+            SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_TRANSACTION)
         .withFlightSqlServerCancel(false)
-        .withFlightSqlServerBulkIngestion(false)
-        .withFlightSqlServerBulkIngestionTransaction(false)
-        .withSqlTransactionsSupported(false)
+        // CommandStatementIngest, also inside a transaction.
+        .withFlightSqlServerBulkIngestion(true)
+        .withFlightSqlServerBulkIngestionTransaction(true)
+        .withSqlTransactionsSupported(true)
         .withSqlIdentifierQuoteChar("\"")
         .withSqlSearchStringEscape("\\")
         .withSqlCatalogTerm("catalog")

@@ -1,5 +1,8 @@
 package io.flightsql.spark.server;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * The SQL text the server wraps around a client's query.
  *
@@ -9,6 +12,16 @@ package io.flightsql.spark.server;
  * duplicate column names of a subquery, for instance {@code a, a} becomes {@code a, a_1}).
  */
 final class QuerySql {
+
+  /**
+   * {@code INSERT [OR REPLACE | OR IGNORE] INTO <target> VALUES (?, ..., ?)}, nothing after it but
+   * semicolons and blanks. Group 1 is everything before VALUES, group 2 the target.
+   */
+  private static final Pattern PLAIN_INSERT =
+      Pattern.compile(
+          "\\s*(INSERT\\s+(?:OR\\s+(?:REPLACE|IGNORE)\\s+)?INTO\\s+(.+?))\\s*\\bVALUES\\s*"
+              + "\\(\\s*\\?(?:\\s*,\\s*\\?)*\\s*\\)[\\s;]*",
+          Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
   private QuerySql() {}
 
@@ -45,6 +58,35 @@ final class QuerySql {
   /** The number of rows the query returns. */
   static String rowCount(String sql) {
     return "SELECT count(*) FROM (\n" + body(sql) + "\n) AS q";
+  }
+
+  /**
+   * For a plain {@code INSERT INTO <target> VALUES (?, ..., ?)} with {@code parameters} markers,
+   * the text before {@code VALUES}: the statement then runs for a whole batch of parameter rows as
+   * {@code <prefix> SELECT * FROM <rows>}. Null for any other statement.
+   *
+   * <p>The target (a table and perhaps a column list) must hold no string quote, comment, marker or
+   * semicolon, and its double quotes must pair up, which rules out a {@code VALUES (?)} that is
+   * really inside a string, a quoted name or a comment; such statements take the general path
+   * instead, which is slower but just as right.
+   */
+  static String plainInsertPrefix(String sql, int parameters) {
+    Matcher matcher = PLAIN_INSERT.matcher(sql);
+    if (parameters < 1 || !matcher.matches()) {
+      return null;
+    }
+    String target = matcher.group(2);
+    for (String unsafe : new String[] {"'", "--", "/*", "?", "$", ";"}) {
+      if (target.contains(unsafe)) {
+        return null;
+      }
+    }
+    if (target.chars().filter(c -> c == '"').count() % 2 != 0) {
+      return null;
+    }
+    String values = sql.substring(matcher.end(1));
+    long markers = values.chars().filter(c -> c == '?').count();
+    return markers == parameters ? matcher.group(1) : null;
   }
 
   /** A DuckDB identifier in double quotes, with embedded double quotes doubled. */

@@ -13,8 +13,9 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.TransferPair;
-import org.duckdb.DuckDBConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,17 +45,16 @@ final class SliceStreamer {
 
   private static final AtomicLong CALL_IDS = new AtomicLong();
 
-  private final DuckDbDatabase database;
   private final BufferAllocator allocator;
   private final int batchRows;
 
-  SliceStreamer(DuckDbDatabase database, BufferAllocator allocator, int batchRows) {
-    this.database = database;
+  SliceStreamer(BufferAllocator allocator, int batchRows) {
     this.allocator = allocator;
     this.batchRows = batchRows;
   }
 
-  void stream(StatementSlice slice, ServerStreamListener listener) {
+  /** Streams the slice's rows, running its query on the lease's connection. */
+  void stream(StatementSlice slice, DuckDbTransactions.Lease lease, ServerStreamListener listener) {
     BackpressureStrategy backpressure = new PollingBackpressure();
     backpressure.register(listener);
     String sql = QuerySql.subquery(slice.sql());
@@ -64,8 +64,7 @@ final class SliceStreamer {
     boolean completed = false;
     try (BufferAllocator callAllocator =
             allocator.newChildAllocator("doget-" + call, 0, Long.MAX_VALUE);
-        DuckDBConnection connection = database.connect();
-        PreparedStatement statement = connection.prepareStatement(sql);
+        PreparedStatement statement = lease.connection().prepareStatement(sql);
         ResultSet rows = statement.executeQuery();
         ArrowReader reader = DuckDbDatabase.arrowReader(rows, callAllocator, batchRows);
         VectorSchemaRoot out =
@@ -116,9 +115,142 @@ final class SliceStreamer {
     } catch (SQLException | IOException e) {
       // DuckDB raises query errors at execute time, and data errors (a failed cast in row 10^6)
       // while the batches are exported: both are the client's query's fault.
+      lease.failed(e);
       fail(listener, completed, CallStatus.INVALID_ARGUMENT, e);
     } catch (RuntimeException e) {
       fail(listener, completed, CallStatus.INTERNAL, e);
+    }
+  }
+
+  /**
+   * Streams a prepared query with parameters: the query once per bound parameter row, the results
+   * one after the other in a single stream, as Flight SQL asks of a query whose parameters are
+   * bound in batches. The stream's schema is that of the first row's result; every result must have
+   * the same.
+   */
+  void streamPrepared(
+      DuckDbPreparedStatements.Prepared prepared,
+      ParameterBatches parameters,
+      DuckDbTransactions.Lease lease,
+      ServerStreamListener listener) {
+    long call = CALL_IDS.incrementAndGet();
+    ResultsStream results = new ResultsStream(listener);
+    try (BufferAllocator callAllocator =
+            allocator.newChildAllocator("doget-" + call, 0, Long.MAX_VALUE);
+        ParameterRows rows =
+            new ParameterRows(
+                lease.connection(),
+                QuerySql.subquery(prepared.sql()),
+                prepared.parameterCount(),
+                callAllocator);
+        results) {
+      long count;
+      try (BatchReader reader = parameters.reader(callAllocator)) {
+        count = rows.load(reader);
+      }
+      rows.forEachRow(count, execute -> results.send(execute, callAllocator));
+      results.complete();
+      LOG.info(
+          "DoGet #{} sent {} rows for {} parameter rows of prepared SQL: {}",
+          call,
+          results.sent,
+          count,
+          QuerySql.abbreviate(prepared.sql(), 500));
+    } catch (ClientGone e) {
+      stopEarly(listener, e.why, results.sent);
+    } catch (SQLException e) {
+      lease.failed(e);
+      fail(listener, results.completed, CallStatus.INVALID_ARGUMENT, e);
+    } catch (RuntimeException e) {
+      fail(listener, results.completed, CallStatus.INTERNAL, e);
+    }
+  }
+
+  /** The one Flight stream that the results of a prepared query's executions go out on. */
+  private final class ResultsStream implements AutoCloseable {
+    private final ServerStreamListener listener;
+    private final BackpressureStrategy backpressure = new PollingBackpressure();
+    private VectorSchemaRoot out;
+    long sent;
+    boolean completed;
+
+    ResultsStream(ServerStreamListener listener) {
+      this.listener = listener;
+      backpressure.register(listener);
+    }
+
+    /** Runs one execution and sends its rows; the first one starts the stream. */
+    void send(PreparedStatement execute, BufferAllocator callAllocator) throws SQLException {
+      try (ResultSet result = execute.executeQuery();
+          ArrowReader reader = DuckDbDatabase.arrowReader(result, callAllocator, batchRows)) {
+        VectorSchemaRoot in = reader.getVectorSchemaRoot();
+        if (out == null) {
+          checkNotDictionaryEncoded(in.getSchema());
+          out = VectorSchemaRoot.create(in.getSchema(), callAllocator);
+          listener.start(out);
+        } else if (!in.getSchema().equals(out.getSchema())) {
+          throw new SQLException(
+              "The prepared query's result schema changes from one parameter row to the next: "
+                  + out.getSchema()
+                  + " became "
+                  + in.getSchema());
+        }
+        while (reader.loadNextBatch()) {
+          BackpressureStrategy.WaitResult ready =
+              backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
+          if (ready != BackpressureStrategy.WaitResult.READY) {
+            throw new ClientGone(ready);
+          }
+          int count = in.getRowCount();
+          moveRows(in, out, 0, count, count);
+          listener.putNext();
+          sent += count;
+        }
+      } catch (IOException e) {
+        throw new SQLException("Could not read DuckDB's result: " + e.getMessage(), e);
+      }
+    }
+
+    void complete() throws SQLException {
+      if (out == null) {
+        throw new SQLException("No parameter rows are bound, so the query has no result");
+      }
+      listener.completed();
+      completed = true;
+    }
+
+    @Override
+    public void close() {
+      if (out != null) {
+        out.close();
+      }
+    }
+  }
+
+  /** The client stopped reading (or cancelled) in the middle of a prepared query's results. */
+  private static final class ClientGone extends RuntimeException {
+    final BackpressureStrategy.WaitResult why;
+
+    ClientGone(BackpressureStrategy.WaitResult why) {
+      super("The client stopped reading: " + why, null, false, false);
+      this.why = why;
+    }
+  }
+
+  /**
+   * Refuses DuckDB's ENUM columns in a prepared query's results: each execution exports its own
+   * dictionaries, which one Flight stream, whose dictionaries go out once at its start, cannot
+   * follow.
+   */
+  private static void checkNotDictionaryEncoded(Schema schema) throws SQLException {
+    for (Field field : schema.getFields()) {
+      if (field.getDictionary() != null) {
+        throw new SQLException(
+            "Column '"
+                + field.getName()
+                + "' is an ENUM, which a prepared query with parameters cannot stream; cast it to"
+                + " VARCHAR in the query");
+      }
     }
   }
 

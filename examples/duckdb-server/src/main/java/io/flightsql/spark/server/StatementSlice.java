@@ -12,16 +12,24 @@ import java.nio.charset.StandardCharsets;
 /**
  * One endpoint's share of a query: rows {@code [offset, offset + limit)} of the query's result, in
  * the order in which DuckDB produces them. A negative limit means "to the end", which the last
- * endpoint of a query uses so that no row is lost if the table grew since GetFlightInfo.
+ * endpoint of a query uses so that no row is lost if the table grew since GetFlightInfo. A query
+ * run inside a transaction names it, so that its rows are read on the transaction's connection.
  *
  * <p>This is what the statement handle of a {@code TicketStatementQuery} carries, so that any
  * Flight SQL client can redeem the ticket. The encoding is private to this server and versioned: a
- * magic number, a version byte, offset, limit, and the UTF-8 SQL text with its length.
+ * magic number, a version byte, offset, limit, the transaction id with its length (0 for none), and
+ * the UTF-8 SQL text with its length.
  */
-record StatementSlice(String sql, long offset, long limit) {
+record StatementSlice(String sql, ByteString transactionId, long offset, long limit) {
 
   private static final int MAGIC = 0x44_44_42_53; // "DDBS"
-  private static final byte VERSION = 1;
+  private static final byte VERSION = 2;
+
+  /** The most bytes of a transaction id; this server's ids have 16. */
+  private static final int MAX_TRANSACTION_ID_BYTES = 64;
+
+  /** Smallest encoding: magic, version, offset, limit and both lengths. */
+  private static final int HEADER_BYTES = 4 + 1 + 8 + 8 + 4 + 4;
 
   /**
    * Large enough for any realistic query, small enough that a corrupt length cannot exhaust heap.
@@ -29,12 +37,17 @@ record StatementSlice(String sql, long offset, long limit) {
   private static final int MAX_SQL_BYTES = 64 << 20;
 
   StatementSlice {
-    if (sql == null) {
-      throw new IllegalArgumentException("sql must not be null");
+    if (sql == null || transactionId == null) {
+      throw new IllegalArgumentException("sql and transactionId must not be null");
     }
     if (offset < 0) {
       throw new IllegalArgumentException("Invalid offset " + offset + ": expected >= 0");
     }
+  }
+
+  /** A slice of a query that runs outside any transaction. */
+  StatementSlice(String sql, long offset, long limit) {
+    this(sql, ByteString.EMPTY, offset, limit);
   }
 
   /** Whether this slice reads to the end of the result. */
@@ -44,12 +57,15 @@ record StatementSlice(String sql, long offset, long limit) {
 
   ByteString encode() {
     byte[] text = sql.getBytes(StandardCharsets.UTF_8);
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length + 25);
+    ByteArrayOutputStream bytes =
+        new ByteArrayOutputStream(HEADER_BYTES + transactionId.size() + text.length);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
       out.writeByte(VERSION);
       out.writeLong(offset);
       out.writeLong(limit);
+      out.writeInt(transactionId.size());
+      transactionId.writeTo(out);
       out.writeInt(text.length);
       out.write(text);
     } catch (IOException e) {
@@ -66,7 +82,7 @@ record StatementSlice(String sql, long offset, long limit) {
   static StatementSlice decode(ByteString handle) {
     byte[] bytes = handle.toByteArray();
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-      if (bytes.length < 25 || in.readInt() != MAGIC) {
+      if (bytes.length < HEADER_BYTES || in.readInt() != MAGIC) {
         throw new IllegalArgumentException(
             "Invalid statement handle: not issued by this server (" + bytes.length + " bytes)");
       }
@@ -77,13 +93,20 @@ record StatementSlice(String sql, long offset, long limit) {
       }
       long offset = in.readLong();
       long limit = in.readLong();
+      int idLength = in.readInt();
+      if (idLength < 0 || idLength > MAX_TRANSACTION_ID_BYTES || idLength > in.available()) {
+        throw new IllegalArgumentException(
+            "Invalid statement handle: corrupt transaction id length " + idLength);
+      }
+      ByteString transactionId = ByteString.copyFrom(in.readNBytes(idLength));
       int length = in.readInt();
       if (length < 0 || length > MAX_SQL_BYTES || length != in.available()) {
         throw new IllegalArgumentException(
             "Invalid statement handle: corrupt SQL length " + length);
       }
       byte[] text = in.readNBytes(length);
-      return new StatementSlice(new String(text, StandardCharsets.UTF_8), offset, limit);
+      return new StatementSlice(
+          new String(text, StandardCharsets.UTF_8), transactionId, offset, limit);
     } catch (IOException e) {
       throw new IllegalArgumentException("Invalid statement handle: truncated", e);
     }

@@ -73,6 +73,8 @@ class MetadataAndUpdateTest {
             SqlInfo.FLIGHT_SQL_SERVER_SUBSTRAIT,
             SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION,
             SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION,
+            SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED,
+            SqlInfo.SQL_TRANSACTIONS_SUPPORTED,
             SqlInfo.SQL_IDENTIFIER_QUOTE_CHAR,
             SqlInfo.SQL_DDL_TABLE,
             SqlInfo.SQL_KEYWORDS);
@@ -98,10 +100,13 @@ class MetadataAndUpdateTest {
     assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_READ_ONLY_VALUE)).isEqualTo(false);
     assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_SQL_VALUE)).isEqualTo(true);
     assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_SUBSTRAIT_VALUE)).isEqualTo(false);
-    assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION_VALUE)).isEqualTo(false);
+    assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION_VALUE)).isEqualTo(true);
+    assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED_VALUE))
+        .isEqualTo(true);
+    assertThat(values.get(SqlInfo.SQL_TRANSACTIONS_SUPPORTED_VALUE)).isEqualTo(true);
     assertThat(values.get(SqlInfo.SQL_DDL_TABLE_VALUE)).isEqualTo(true);
     assertThat(values.get(SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION_VALUE))
-        .isEqualTo(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE_VALUE);
+        .isEqualTo(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_TRANSACTION_VALUE);
     assertThat(values.get(SqlInfo.SQL_KEYWORDS_VALUE).toString()).contains("SELECT", "QUALIFY");
   }
 

@@ -19,6 +19,7 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.flight.sql.util.TableRef;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -287,11 +288,13 @@ class QueryEndpointsTest {
   void unsupportedCommandsAreUnimplementedWithAMessage() throws Exception {
     try (DuckDbFlightSqlServer server = DuckDbFlightSqlServer.builder().lineitemRows(0).start();
         TestClient client = new TestClient(server)) {
-      assertThatThrownBy(
-              () -> client.sql.beginTransaction())
+      FlightSqlClient.Transaction transaction = client.sql.beginTransaction();
+      assertThatThrownBy(() -> client.sql.beginSavepoint(transaction, "before"))
           .isInstanceOfSatisfying(
               FlightRuntimeException.class,
-              e -> assertThat(e.status().code()).isEqualTo(FlightStatusCode.UNIMPLEMENTED));
+              e -> assertThat(e.status().code()).isEqualTo(FlightStatusCode.UNIMPLEMENTED))
+          .hasMessageContaining("savepoints");
+      client.sql.rollback(transaction);
       assertThatThrownBy(
               () -> client.sql.getPrimaryKeys(TableRef.of("memory", "main", "types_demo")))
           .isInstanceOfSatisfying(

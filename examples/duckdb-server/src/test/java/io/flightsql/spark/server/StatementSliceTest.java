@@ -16,6 +16,10 @@ class StatementSliceTest {
     assertThat(StatementSlice.decode(slice.encode())).isEqualTo(slice);
     assertThat(StatementSlice.decode(new StatementSlice("SELECT 1", 0, -1).encode()).open())
         .isTrue();
+    StatementSlice inTransaction =
+        new StatementSlice("SELECT 2", ByteString.copyFrom(new byte[] {1, 2, 3}), 0, -1);
+    assertThat(StatementSlice.decode(inTransaction.encode())).isEqualTo(inTransaction);
+    assertThat(StatementSlice.decode(slice.encode()).transactionId()).isEqualTo(ByteString.EMPTY);
   }
 
   @Test
@@ -30,7 +34,33 @@ class StatementSliceTest {
     byte[] otherVersion = good.toByteArray();
     otherVersion[4] = 9;
     assertThatThrownBy(() -> StatementSlice.decode(ByteString.copyFrom(otherVersion)))
-        .hasMessage("Invalid statement handle: version 9, expected 1");
+        .hasMessage("Invalid statement handle: version 9, expected 2");
+    byte[] longTransactionId = good.toByteArray();
+    longTransactionId[21] = 1; // the high byte of the transaction id length
+    assertThatThrownBy(() -> StatementSlice.decode(ByteString.copyFrom(longTransactionId)))
+        .hasMessageStartingWith("Invalid statement handle: corrupt transaction id length");
+  }
+
+  @Test
+  void plainInsertsAreRecognisedForTheBulkPath() {
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t VALUES (?, ?)", 2))
+        .isEqualTo("INSERT INTO t");
+    assertThat(
+            QuerySql.plainInsertPrefix(
+                " insert or replace into \"my t\" (a, \"b\")values(?,?);\n", 2))
+        .isEqualTo("insert or replace into \"my t\" (a, \"b\")");
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO \"my VALUES\" VALUES (?)", 1))
+        .isEqualTo("INSERT INTO \"my VALUES\"");
+    // Not plain: expressions, several rows, RETURNING, a count that disagrees with DuckDB's.
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t VALUES (?, upper(?))", 2)).isNull();
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t VALUES (?), (?)", 2)).isNull();
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t VALUES (?) RETURNING *", 1)).isNull();
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t VALUES (?, ?)", 1)).isNull();
+    assertThat(QuerySql.plainInsertPrefix("UPDATE t SET a = ? WHERE b = ?", 2)).isNull();
+    // VALUES (?) inside a comment, a string or an unfinished quoted name is no VALUES clause.
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t VALUES (1) -- VALUES (?)", 1)).isNull();
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO t SELECT 'VALUES (?)", 1)).isNull();
+    assertThat(QuerySql.plainInsertPrefix("INSERT INTO \"t VALUES (?)", 1)).isNull();
   }
 
   @Test

@@ -40,11 +40,16 @@ final class TestClient implements AutoCloseable {
 
   final BufferAllocator allocator = new RootAllocator();
   final FlightSqlClient sql;
+  private final FlightClient flight;
 
   TestClient(DuckDbFlightSqlServer server) {
-    FlightClient flight =
-        FlightClient.builder(allocator, new Location(URI.create(server.uri()))).build();
+    this.flight = FlightClient.builder(allocator, new Location(URI.create(server.uri()))).build();
     this.sql = new FlightSqlClient(flight);
+  }
+
+  /** The plain Flight client under {@link #sql}, for requests FlightSqlClient cannot make. */
+  FlightClient flight() {
+    return flight;
   }
 
   /** All rows of {@code info}, endpoint after endpoint. */
