@@ -34,6 +34,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private byte[] transaction;
   private DoPutUpload upload;
   private long rowsSent;
+  private long rowsWritten;
   private int batchesSent;
   private boolean finished;
 
@@ -73,6 +74,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   @Override
   public void write(InternalRow row) {
     batch.append(row);
+    rowsWritten++;
     if (batch.rowCount() >= plan.config().batchRows()
         || batch.estimatedBytes() >= plan.config().batchBytes()) {
       sendBatch();
@@ -149,7 +151,8 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return new CustomTaskMetric[] {RowsWrittenMetric.of(rowsSent)};
+    // Spark reads this before commit() sends the last batch, so count the rows taken in.
+    return new CustomTaskMetric[] {RowsWrittenMetric.of(rowsWritten)};
   }
 
   private void releaseAfterFailure(RuntimeException e) {

@@ -108,16 +108,8 @@ public final class FlightSqlSession implements AutoCloseable {
   public ServerCapabilities capabilities() {
     Map<Integer, Object> values = new java.util.HashMap<>();
     try {
-      FlightInfo info =
-          sql(server)
-              .getSqlInfo(
-                  new int[] {
-                    ServerCapabilities.FLIGHT_SQL_SERVER_NAME,
-                    ServerCapabilities.FLIGHT_SQL_SERVER_TRANSACTION,
-                    ServerCapabilities.FLIGHT_SQL_SERVER_BULK_INGESTION,
-                    ServerCapabilities.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED,
-                    ServerCapabilities.SQL_IDENTIFIER_QUOTE_CHAR
-                  });
+      // Everything the server has: asking for ids a server lacks fails on some servers.
+      FlightInfo info = sql(server).getSqlInfo(new int[0]);
       for (FlightEndpoint endpoint : info.getEndpoints()) {
         try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
           while (stream.next()) {

@@ -2,6 +2,7 @@ package io.flightsql.spark.client;
 
 import java.io.Serializable;
 import java.util.Map;
+import org.apache.arrow.flight.sql.impl.FlightSql.SqlInfo;
 
 /**
  * What a server says it can do (GetSqlInfo), as far as writes need to know. Immutable and
@@ -11,12 +12,14 @@ import java.util.Map;
 public final class ServerCapabilities implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  // SqlInfo ids from FlightSql.proto.
-  static final int FLIGHT_SQL_SERVER_NAME = 0;
-  static final int FLIGHT_SQL_SERVER_TRANSACTION = 8;
-  static final int FLIGHT_SQL_SERVER_BULK_INGESTION = 13;
-  static final int FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED = 14;
-  static final int SQL_IDENTIFIER_QUOTE_CHAR = 504;
+  static final int FLIGHT_SQL_SERVER_NAME = SqlInfo.FLIGHT_SQL_SERVER_NAME.getNumber();
+  static final int FLIGHT_SQL_SERVER_TRANSACTION =
+      SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION.getNumber();
+  static final int FLIGHT_SQL_SERVER_BULK_INGESTION =
+      SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION.getNumber();
+  static final int FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED =
+      SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED.getNumber();
+  static final int SQL_IDENTIFIER_QUOTE_CHAR = SqlInfo.SQL_IDENTIFIER_QUOTE_CHAR.getNumber();
 
   /** Transactions, as FLIGHT_SQL_SERVER_TRANSACTION's enum says: 0 none, 1 transactions, 2 + savepoints. */
   private final boolean transactions;

@@ -1,0 +1,254 @@
+package io.flightsql.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.SparkTestSupport;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
+import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
+import org.apache.spark.sql.execution.ui.SparkPlanGraphNode;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Writes through the connector into the embedded DuckDB server, read back value for value, with
+ * every save mode and both write methods. The session allows a task four attempts, so a failed
+ * task is retried as on a cluster.
+ */
+class FlightSqlWriteTest {
+  private static SparkSession spark;
+  private static DuckDbFlightSqlServer server;
+
+  /** Every Spark type a read can produce, with NULLs and extremes, as Spark SQL computes them. */
+  private static final String ALL_TYPES =
+      "SELECT id,"
+          + " CAST(id % 2 = 0 AS BOOLEAN) AS b,"
+          + " CAST(IF(id = 1, 127, -128) AS TINYINT) AS i8,"
+          + " CAST(IF(id = 1, 32767, -32768) AS SMALLINT) AS i16,"
+          + " CAST(IF(id = 1, 2147483647, -2147483648) AS INT) AS i32,"
+          + " IF(id = 1, 9223372036854775807L, -9223372036854775808L) AS i64,"
+          + " CAST(IF(id = 1, 'NaN', '-Infinity') AS FLOAT) AS f32,"
+          + " IF(id = 1, 1.0E308D, -0.0D) AS f64,"
+          + " CAST(IF(id = 1, 123456.78, -0.01) AS DECIMAL(10,2)) AS d10,"
+          + " CAST(IF(id = 1, '9999999999999999999999999999.9999999999', '-1.5') AS DECIMAL(38,10)) AS d38,"
+          + " IF(id = 1, 'héllo, wörld', '') AS s,"
+          + " IF(id = 1, X'00FF10', X'') AS bin,"
+          + " IF(id = 1, DATE'0001-01-01', DATE'9999-12-31') AS dt,"
+          + " IF(id = 1, TIMESTAMP'1969-12-31 23:59:59.999999Z', TIMESTAMP'2024-02-29 12:00:00Z') AS ts,"
+          + " IF(id = 1, TIMESTAMP_NTZ'1900-01-01 00:00:00.5', TIMESTAMP_NTZ'2038-01-19 03:14:08') AS ntz,"
+          + " IF(id = 1, array(1, NULL, 3), array()) AS arr,"
+          + " IF(id = 1, named_struct('x', 1.5D, 'y', 'a'), named_struct('x', CAST(NULL AS DOUBLE), 'y', CAST(NULL AS STRING))) AS st,"
+          + " IF(id = 1, map('k', 1, 'j', CAST(NULL AS INT)), map()) AS m"
+          + " FROM range(1, 3)"
+          + " UNION ALL SELECT 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+          + " NULL, NULL, NULL, NULL, NULL, NULL";
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).start();
+    spark =
+        SparkSession.builder()
+            .master("local[2,4]")
+            .appName("FlightSqlWriteTest")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.session.timeZone", "America/Los_Angeles")
+            .config("spark.sql.datetime.java8API.enabled", "true")
+            .getOrCreate();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @AfterEach
+  void noLeaks() throws InterruptedException {
+    SparkTestSupport.assertNoArrowMemoryLeft();
+  }
+
+  private static Dataset<Row> allTypes() {
+    return spark.sql(ALL_TYPES).repartition(2);
+  }
+
+  private static org.apache.spark.sql.DataFrameWriter<Row> writer(Dataset<Row> df, String table) {
+    return df.write().format("flightsql").option("uri", server.uri()).option("dbtable", table);
+  }
+
+  private static Dataset<Row> readBack(String table) {
+    return spark
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("query", "SELECT * FROM " + table + " ORDER BY 1")
+        .load();
+  }
+
+  private static List<String> sorted(Dataset<Row> df) {
+    List<String> out = new ArrayList<>();
+    for (Row row : df.orderBy(df.columns()[0]).collectAsList()) {
+      List<String> values = new ArrayList<>();
+      for (int i = 0; i < row.length(); i++) {
+        Object value = row.get(i);
+        values.add(
+            value instanceof byte[]
+                ? java.util.HexFormat.of().formatHex((byte[]) value)
+                : String.valueOf(value));
+      }
+      out.add(values.toString());
+    }
+    return out;
+  }
+
+  private static long count(String sql) throws Exception {
+    try (Connection c = server.newConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @ParameterizedTest(name = "writeMethod={0}")
+  @ValueSource(strings = {"ingest", "prepared"})
+  void everyTypeRoundTripsValueForValue(String method) {
+    String table = "all_types_" + method;
+    writer(allTypes(), table).option("writeMethod", method).save();
+    Dataset<Row> back = readBack(table);
+    assertThat(back.schema().simpleString()).isEqualTo(allTypes().schema().simpleString());
+    assertThat(sorted(back)).isEqualTo(sorted(allTypes()));
+  }
+
+  @Test
+  void errorIfExistsRefusesAnExistingTableBeforeAnyTaskRuns() {
+    writer(spark.range(3).toDF(), "exists_already").save();
+    assertThatThrownBy(() -> writer(spark.range(5).toDF(), "exists_already").save())
+        .hasMessageContaining("[flightsql] Table \"exists_already\" already exists on " + server.uri())
+        .hasMessageContaining("Use mode 'append' to add rows, 'overwrite' to replace them");
+    assertThat(readBack("exists_already").count()).isEqualTo(3);
+  }
+
+  @Test
+  void appendCreatesTheTableWhenMissingThenAdds() {
+    writer(spark.range(3).toDF(), "appended").mode("append").save();
+    writer(spark.range(3, 5).toDF(), "appended").mode("append").save();
+    assertThat(readBack("appended").count()).isEqualTo(5);
+  }
+
+  @Test
+  void ignoreLeavesAnExistingTableAlone() {
+    writer(spark.range(2).toDF(), "ignored").mode("ignore").save();
+    writer(spark.range(10).toDF(), "ignored").mode("ignore").save();
+    assertThat(readBack("ignored").count()).isEqualTo(2);
+  }
+
+  @Test
+  void overwriteReplacesTheTableOrWithTruncateKeepsItsDefinition() throws Exception {
+    server.execute("CREATE TABLE kept (id BIGINT NOT NULL, note VARCHAR DEFAULT 'x')");
+    writer(spark.range(4).toDF(), "kept").mode("append").save();
+    writer(spark.range(2).toDF(), "kept").mode("overwrite").option("truncate", "true").save();
+    assertThat(readBack("kept").count()).isEqualTo(2);
+    assertThat(readBack("kept").columns()).containsExactly("id", "note");
+
+    Dataset<Row> other = spark.range(3).selectExpr("id", "CAST(id AS STRING) AS label");
+    writer(other, "kept").mode("overwrite").save();
+    assertThat(readBack("kept").columns()).containsExactly("id", "label");
+    assertThat(readBack("kept").count()).isEqualTo(3);
+  }
+
+  @Test
+  void aRowTheServerRefusesFailsTheTaskWithTheServersMessageAndCommitsNothing() throws Exception {
+    server.execute("CREATE TABLE strict (id BIGINT, name VARCHAR NOT NULL)");
+    Dataset<Row> df =
+        spark.range(0, 1000, 1, 1).selectExpr("id", "IF(id = 700, NULL, CAST(id AS STRING)) AS name");
+    assertThatThrownBy(() -> writer(df, "strict").mode("append").save())
+        .hasStackTraceContaining("[flightsql] DoPut")
+        .hasStackTraceContaining("NOT NULL");
+    assertThat(count("SELECT count(*) FROM strict")).isZero();
+  }
+
+  @Test
+  void unwritableTypeFailsBeforeAnyTaskNamingTheColumn() {
+    Dataset<Row> df = spark.sql("SELECT 1 AS id, parse_json('{\"a\": 1}') AS doc");
+    assertThatThrownBy(() -> writer(df, "never_created").save())
+        .hasMessageContaining("column `doc` of the type \"VARIANT\"");
+    assertThat(
+            spark.read().format("flightsql").option("uri", server.uri())
+                .option("query", "SELECT count(*) FROM information_schema.tables WHERE table_name = 'never_created'")
+                .load().first().getLong(0))
+        .isZero();
+  }
+
+  /** A UDF that fails the first attempt of partition 1 after half its rows were sent. */
+  public static final class FailFirstAttempt implements UDF1<Long, Long> {
+    @Override
+    public Long call(Long id) {
+      TaskContext task = TaskContext.get();
+      if (task.partitionId() == 1 && task.attemptNumber() == 0 && id % 100_000 == 50_000) {
+        throw new IllegalStateException("injected failure at row " + id);
+      }
+      return id;
+    }
+  }
+
+  @ParameterizedTest(name = "atomic={0}")
+  @ValueSource(booleans = {true, false})
+  void aRetriedTaskLeavesTheInputExactlyOnce(boolean atomic) throws Exception {
+    spark.udf().register("fail_first_attempt", new FailFirstAttempt(), DataTypes.LongType);
+    String table = "retried_" + atomic;
+    // Small batches, so the failing attempt has sent rows before it fails.
+    Dataset<Row> df = spark.range(0, 200_000, 1, 2).selectExpr("fail_first_attempt(id) AS id");
+    writer(df, table)
+        .option("atomic", String.valueOf(atomic))
+        .option("batchSize", "1000")
+        .save();
+    assertThat(count("SELECT count(*) FROM " + table)).isEqualTo(200_000);
+    assertThat(count("SELECT count(DISTINCT id) FROM " + table)).isEqualTo(200_000);
+    assertThat(count("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '" + table + "_flightsql_%'"))
+        .as("staging tables left")
+        .isZero();
+  }
+
+  @Test
+  void rowsWrittenAreReportedAsASparkMetric() {
+    writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
+    SQLAppStatusStore store = spark.sharedState().statusStore();
+    long rows = -1;
+    long latest = -1;
+    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
+      for (SparkPlanGraphNode node : CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
+        for (var metric : CollectionConverters.asJava(node.metrics())) {
+          if (metric.name().equals("rows written to the Flight SQL server")
+              && execution.executionId() > latest) {
+            latest = execution.executionId();
+            String value = store.executionMetrics(execution.executionId()).get(metric.accumulatorId()).getOrElse(() -> "-1");
+            rows = Long.parseLong(value.replaceAll("[^0-9]", ""));
+          }
+        }
+      }
+    }
+    assertThat(rows).isEqualTo(12_345);
+  }
+}
