@@ -72,6 +72,18 @@ public final class FlightSqlOptions {
               + " microsecond, rounding towards the past; `error` fails the task at the first"
               + " value that is not a whole microsecond.");
 
+  public static final OptionSpec MIXED_UNIONS =
+      OptionSpec.plain(
+          "mixedUnions",
+          "`error` or `string`",
+          "error",
+          OptionScope.READ,
+          "What to do with a union column whose members have different types (arrow-go's SQLite"
+              + " example sends one for every column without a declared type). `error` refuses the"
+              + " column while planning; `string` reads each value, of whichever member, as its"
+              + " text. A union whose members other than NULL share one type always reads as that"
+              + " type.");
+
   public static final OptionSpec CATALOG =
       OptionSpec.plain(
           "catalog",
@@ -156,6 +168,7 @@ public final class FlightSqlOptions {
               DBTABLE,
               DECIMAL_OVERFLOW,
               NANOSECONDS,
+              MIXED_UNIONS,
               CATALOG,
               SCHEMA,
               WRITE_METHOD,

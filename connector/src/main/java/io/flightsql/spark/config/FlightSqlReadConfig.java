@@ -53,7 +53,10 @@ public final class FlightSqlReadConfig implements Serializable {
         TypeMappingOptions.of(
             reader.choice(
                 FlightSqlOptions.DECIMAL_OVERFLOW, DecimalOverflow.class, DecimalOverflow.ERROR),
-            reader.choice(FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE));
+            reader.choice(FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE))
+        .withMixedUnionsAsText(
+            reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
+                == MixedUnions.STRING);
     if (table.isPresent()) {
       return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get(), typeOptions);
     }
@@ -64,6 +67,12 @@ public final class FlightSqlReadConfig implements Serializable {
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
             + " for a table name");
+  }
+
+  /** The values of option {@code mixedUnions}. */
+  private enum MixedUnions {
+    ERROR,
+    STRING
   }
 
   private static String stripTrailingSemicolons(String sql) {

@@ -323,28 +323,79 @@ public final class ArrowTypeMapping {
    */
   private static DataType union(Field field, String path, TypeMappingOptions options) {
     DataType common = null;
+    boolean mixed = false;
+    List<Field> members = new ArrayList<>();
+    List<DataType> types = new ArrayList<>();
     for (Field member : valueField(field).getChildren()) {
-      if (storageType(member.getType()).getTypeID() == ArrowType.ArrowTypeID.Null
-          && member.getDictionary() == null) {
+      if (isNullMember(member)) {
         continue;
       }
       DataType type = toSparkType(member, path + "." + member.getName(), options);
+      members.add(member);
+      types.add(type);
       if (common == null) {
         common = type;
       } else if (!common.equals(type)) {
-        throw unsupported(
-            field,
-            path,
-            "its members have different types ("
-                + common.simpleString()
-                + " and "
-                + type.simpleString()
-                + ") and Spark has no union type",
-            "Cast it in the query to one type, or read each member as a column of its own.");
+        if (!options.mixedUnionsAsText()) {
+          throw unsupported(
+              field,
+              path,
+              "its members have different types ("
+                  + common.simpleString()
+                  + " and "
+                  + type.simpleString()
+                  + ") and Spark has no union type",
+              "Set option 'mixedUnions' to 'string' to read each value as its text, cast it in"
+                  + " the query to one type, or read each member as a column of its own.");
+        }
+        mixed = true;
       }
+    }
+    if (mixed) {
+      for (int i = 0; i < members.size(); i++) {
+        if (!hasText(types.get(i))) {
+          throw unsupported(
+              field,
+              path,
+              "member '"
+                  + members.get(i).getName()
+                  + "' is a "
+                  + types.get(i).simpleString()
+                  + ", which option 'mixedUnions=string' cannot turn into text",
+              "Cast it in the query to one type.");
+        }
+      }
+      return DataTypes.StringType;
     }
     return common == null ? DataTypes.NullType : common;
   }
+
+  /** A union member of the Null type: its rows are NULL. */
+  public static boolean isNullMember(Field member) {
+    return member.getDictionary() == null
+        && storageType(member.getType()).getTypeID() == ArrowType.ArrowTypeID.Null;
+  }
+
+  /**
+   * The types whose values a mixed union can read as text ({@code mixedUnions=string}): scalars
+   * with one obvious text form.
+   */
+  public static boolean hasText(DataType type) {
+    return type instanceof BooleanType
+        || type instanceof ByteType
+        || type instanceof ShortType
+        || type instanceof IntegerType
+        || type instanceof LongType
+        || type instanceof FloatType
+        || type instanceof DoubleType
+        || type instanceof DecimalType
+        || type instanceof StringType
+        || type instanceof BinaryType
+        || type instanceof DateType
+        || type instanceof TimestampType
+        || type instanceof TimestampNTZType;
+  }
+
 
   private static UnsupportedArrowTypeException unsupported(
       Field field, String path, String why, String whatToDo) {

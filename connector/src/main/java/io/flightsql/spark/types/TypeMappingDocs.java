@@ -200,8 +200,8 @@ public final class TypeMappingDocs {
         "dense_union, sparse_union of null and T",
         new ArrowType.Union(UnionMode.Dense, new int[] {0, 1}),
         new Field[] {field("null", ArrowType.Null.INSTANCE), INT32},
-        "arrow-go's NULL case: a union whose members other than null share one type reads as that"
-            + " type; any other union is an error");
+        "a union whose members other than null share one type reads as that type; any other"
+            + " union is an error, or STRING with `mixedUnions=string`");
     readRow(
         "run_end_encoded<ends, T>",
         ArrowType.RunEndEncoded.INSTANCE,
@@ -251,6 +251,10 @@ public final class TypeMappingDocs {
         .append(" and month_day_nano intervals in nanoseconds: digits below a microsecond are")
         .append(" dropped (rounding towards the past, so `-1.5 µs` reads as `-2 µs`), or the task")
         .append(" fails at the first value that is not a whole microsecond. |\n")
+        .append("| `mixedUnions` | `error` (default), `string` | A union whose members have")
+        .append(" different (scalar) types: refused while planning, or read as STRING, each value")
+        .append(" as the text of whichever member holds it. arrow-go's SQLite example sends such a")
+        .append(" union for every column without a declared type. |\n")
         .append("| `spark.sql.timeType.enabled` (Spark conf) | `false` (default), `true` | Arrow")
         .append(" times read as Spark's TIME type when `true` (Spark 4.1+); otherwise as BIGINT")
         .append(" microseconds since midnight. Decided when the query is planned. |\n\n");

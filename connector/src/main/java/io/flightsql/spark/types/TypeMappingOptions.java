@@ -45,12 +45,17 @@ public final class TypeMappingOptions implements Serializable {
   private final DecimalOverflow decimalOverflow;
   private final Nanoseconds nanoseconds;
   private final boolean sparkTime;
+  private final boolean mixedUnionsAsText;
 
   private TypeMappingOptions(
-      DecimalOverflow decimalOverflow, Nanoseconds nanoseconds, boolean sparkTime) {
+      DecimalOverflow decimalOverflow,
+      Nanoseconds nanoseconds,
+      boolean sparkTime,
+      boolean mixedUnionsAsText) {
     this.decimalOverflow = Objects.requireNonNull(decimalOverflow);
     this.nanoseconds = Objects.requireNonNull(nanoseconds);
     this.sparkTime = sparkTime;
+    this.mixedUnionsAsText = mixedUnionsAsText;
   }
 
   /** The defaults, with TIME columns as the running Spark session allows ({@link #sparkTime}). */
@@ -59,7 +64,7 @@ public final class TypeMappingOptions implements Serializable {
   }
 
   public static TypeMappingOptions of(DecimalOverflow decimalOverflow, Nanoseconds nanoseconds) {
-    return new TypeMappingOptions(decimalOverflow, nanoseconds, SparkTimeType.enabled());
+    return new TypeMappingOptions(decimalOverflow, nanoseconds, SparkTimeType.enabled(), false);
   }
 
   /** The same options, with Arrow times read as Spark's TIME ({@code true}) or as longs. */
@@ -67,7 +72,20 @@ public final class TypeMappingOptions implements Serializable {
     if (useSparkTime && !SparkTimeType.AVAILABLE) {
       throw new IllegalArgumentException("This version of Spark has no TIME type");
     }
-    return new TypeMappingOptions(decimalOverflow, nanoseconds, useSparkTime);
+    return new TypeMappingOptions(decimalOverflow, nanoseconds, useSparkTime, mixedUnionsAsText);
+  }
+
+  /**
+   * The same options, with unions of several scalar types read as strings ({@code true}, option
+   * {@code mixedUnions=string}) or refused while planning.
+   */
+  public TypeMappingOptions withMixedUnionsAsText(boolean asText) {
+    return new TypeMappingOptions(decimalOverflow, nanoseconds, sparkTime, asText);
+  }
+
+  /** Whether a union of several scalar types reads as the text of each value. */
+  public boolean mixedUnionsAsText() {
+    return mixedUnionsAsText;
   }
 
   public DecimalOverflow decimalOverflow() {
@@ -95,12 +113,13 @@ public final class TypeMappingOptions implements Serializable {
     TypeMappingOptions other = (TypeMappingOptions) o;
     return decimalOverflow == other.decimalOverflow
         && nanoseconds == other.nanoseconds
-        && sparkTime == other.sparkTime;
+        && sparkTime == other.sparkTime
+        && mixedUnionsAsText == other.mixedUnionsAsText;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(decimalOverflow, nanoseconds, sparkTime);
+    return Objects.hash(decimalOverflow, nanoseconds, sparkTime, mixedUnionsAsText);
   }
 
   @Override
@@ -110,6 +129,8 @@ public final class TypeMappingOptions implements Serializable {
         + ", nanoseconds="
         + nanoseconds.optionValue()
         + ", time="
-        + (sparkTime ? "TIME" : "long");
+        + (sparkTime ? "TIME" : "long")
+        + ", mixedUnions="
+        + (mixedUnionsAsText ? "string" : "error");
   }
 }

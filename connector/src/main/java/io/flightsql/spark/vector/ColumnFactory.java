@@ -255,16 +255,21 @@ final class ColumnFactory {
     List<Field> children = plain.getChildren();
     ArrowBackedColumnVector[] members = new ArrowBackedColumnVector[children.size()];
     boolean[] nullMember = new boolean[children.size()];
+    boolean asText = false;
     for (int i = 0; i < members.length; i++) {
       Field child = children.get(i);
-      nullMember[i] =
-          child.getDictionary() == null
-              && ArrowTypeMapping.storageType(child.getType()).getTypeID()
-                  == ArrowType.ArrowTypeID.Null;
-      members[i] =
-          nullMember[i] ? new NullColumn() : create(child, spark, path + "." + child.getName());
+      nullMember[i] = ArrowTypeMapping.isNullMember(child);
+      if (nullMember[i]) {
+        members[i] = new NullColumn();
+        continue;
+      }
+      // A mixed union read as text (mixedUnions=string): each member keeps its own type.
+      DataType own = ArrowTypeMapping.toSparkType(child, options);
+      asText |= !own.equals(spark);
+      members[i] = create(child, own, path + "." + child.getName());
     }
     return new UnionColumn(
-        spark, members, nullMember, type.getTypeIds(), type.getMode() == UnionMode.Dense);
+        spark, members, nullMember, type.getTypeIds(), type.getMode() == UnionMode.Dense, asText);
   }
+
 }

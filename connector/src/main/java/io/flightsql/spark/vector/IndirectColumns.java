@@ -7,7 +7,19 @@ import org.apache.arrow.vector.complex.RunEndEncodedVector;
 import org.apache.arrow.vector.complex.UnionVector;
 import org.apache.arrow.vector.dictionary.Dictionary;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -299,6 +311,7 @@ final class IndirectColumns {
     private final int[] memberOfTypeId = new int[128];
 
     private final boolean dense;
+    private final boolean asText;
     private long typeIds;
     private long offsets;
 
@@ -307,11 +320,13 @@ final class IndirectColumns {
         ArrowBackedColumnVector[] members,
         boolean[] nullMember,
         int[] typeIds,
-        boolean dense) {
+        boolean dense,
+        boolean asText) {
       super(type);
       this.members = members;
       this.nullMember = nullMember;
       this.dense = dense;
+      this.asText = asText;
       java.util.Arrays.fill(memberOfTypeId, -1);
       for (int i = 0; i < members.length; i++) {
         memberOfTypeId[typeIds == null ? i : typeIds[i]] = i;
@@ -354,6 +369,58 @@ final class IndirectColumns {
     @Override
     int targetRow(int rowId) {
       return dense ? Platform.getInt(null, offsets + 4L * rowId) : rowId;
+    }
+
+    /** With mixedUnions=string, the value of whichever member the row selects, as text. */
+    @Override
+    public UTF8String getUTF8String(int rowId) {
+      ColumnVector member = target(rowId);
+      int row = targetRow(rowId);
+      return asText ? text(member, row) : member.getUTF8String(row);
+    }
+
+    private static UTF8String text(ColumnVector member, int row) {
+      DataType type = member.dataType();
+      String text;
+      if (type instanceof StringType) {
+        return member.getUTF8String(row);
+      } else if (type instanceof BinaryType) {
+        return UTF8String.fromBytes(member.getBinary(row));
+      } else if (type instanceof BooleanType) {
+        text = String.valueOf(member.getBoolean(row));
+      } else if (type instanceof ByteType) {
+        text = String.valueOf(member.getByte(row));
+      } else if (type instanceof ShortType) {
+        text = String.valueOf(member.getShort(row));
+      } else if (type instanceof IntegerType) {
+        text = String.valueOf(member.getInt(row));
+      } else if (type instanceof LongType) {
+        text = String.valueOf(member.getLong(row));
+      } else if (type instanceof FloatType) {
+        text = String.valueOf(member.getFloat(row));
+      } else if (type instanceof DoubleType) {
+        text = String.valueOf(member.getDouble(row));
+      } else if (type instanceof DecimalType) {
+        DecimalType decimal = (DecimalType) type;
+        text = member.getDecimal(row, decimal.precision(), decimal.scale()).toJavaBigDecimal().toPlainString();
+      } else if (type instanceof DateType) {
+        text = java.time.LocalDate.ofEpochDay(member.getInt(row)).toString();
+      } else if (type instanceof TimestampType) {
+        long micros = member.getLong(row);
+        text =
+            java.time.Instant.ofEpochSecond(
+                    Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L)
+                .toString();
+      } else {
+        long micros = member.getLong(row);
+        text =
+            java.time.LocalDateTime.ofEpochSecond(
+                    Math.floorDiv(micros, 1_000_000L),
+                    (int) Math.floorMod(micros, 1_000_000L) * 1_000,
+                    java.time.ZoneOffset.UTC)
+                .toString();
+      }
+      return UTF8String.fromString(text);
     }
   }
 

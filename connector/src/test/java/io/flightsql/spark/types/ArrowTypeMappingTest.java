@@ -226,8 +226,11 @@ class ArrowTypeMappingTest {
         .hasMessage(
             "Column 'event.payload' has Arrow type Union(Dense, [0, 1]), which spark-flightsql"
                 + " cannot read: its members have different types (int and string) and Spark has"
-                + " no union type. Cast it in the query to one type, or read each member as a"
-                + " column of its own. See docs/types.md.");
+                + " no union type. Set option 'mixedUnions' to 'string' to read each value as its"
+                + " text, cast it in the query to one type, or read each member as a column of its"
+                + " own. See docs/types.md.");
+    assertThat(ArrowTypeMapping.toSparkType(parent, DEFAULTS.withMixedUnionsAsText(true)))
+        .isEqualTo(new StructType().add("payload", DataTypes.StringType, true));
   }
 
   @Test

@@ -215,6 +215,23 @@ class HandBuiltStreamsReadTest {
   }
 
   @Test
+  void unionOfDifferentTypesReadsAsTextWithMixedUnionsString() {
+    Sample sample = sample("dense_union_int32_utf8");
+    Dataset<Row> df = read(sample.name(), "mixedUnions", "string");
+    assertThat(df.schema().fields()[1].dataType()).isEqualTo(DataTypes.StringType);
+    List<List<Object>> expected = new ArrayList<>();
+    for (List<Object> row : sample.rows()) {
+      Object value = row.get(1);
+      expected.add(java.util.Arrays.asList(((Number) row.get(0)).intValue(), value == null ? null : String.valueOf(value)));
+    }
+    List<List<Object>> actual = new ArrayList<>();
+    for (Row row : df.collectAsList()) {
+      actual.add(java.util.Arrays.asList(row.get(0), row.get(1)));
+    }
+    assertThat(actual).isEqualTo(expected);
+  }
+
+  @Test
   void dictionaryDeltasThatArrowJavaCannotFollowFailInsteadOfReadingWrongValues() {
     // Arrow Java's FlightStream applies a delta as a replacement, so indices into the appended
     // part point past the dictionary it keeps.

@@ -84,6 +84,17 @@ class DerbyExampleIT extends FlightSqlContractSuite {
       return uri;
     }
 
+    /**
+     * Arrow's JDBC parameter binder gives a zoned timestamp to Derby as JDBC type 2014
+     * (TIMESTAMP_WITH_TIMEZONE), which Derby refuses; a zone-less one binds as TIMESTAMP.
+     */
+    @Override
+    org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> writable(
+        org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> read) {
+      String column = reportedName(ContractColumn.SEEN_AT.sqlName());
+      return read.withColumn(column, read.col(column).cast("timestamp_ntz"));
+    }
+
     @Override
     String reportedName(String sqlName) {
       return sqlName.toUpperCase(Locale.ROOT);

@@ -177,6 +177,11 @@ class DuckDbServerIT extends FlightSqlContractSuite {
 
   /** DuckDB keeps names as written, and maps SQL types one to one. */
   private static final class DuckDbQuirks extends ServerQuirks {
+    @Override
+    List<String> writeMethods() {
+      return List.of("ingest", "prepared");
+    }
+
     private final DuckDbFlightSqlServer server;
 
     DuckDbQuirks(DuckDbFlightSqlServer server) {

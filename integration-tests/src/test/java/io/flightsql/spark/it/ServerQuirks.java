@@ -1,5 +1,7 @@
 package io.flightsql.spark.it;
 
+import java.util.List;
+
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
@@ -36,6 +38,17 @@ abstract class ServerQuirks {
 
   /** Words of the server's own message for a syntax error in {@code SELEKT 1}. */
   abstract String syntaxErrorText();
+
+  /** The DataFrame to write for rows read from the server: what its parameters can take. */
+  org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> writable(
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> read) {
+    return read;
+  }
+
+  /** The connector's write methods the server supports. */
+  List<String> writeMethods() {
+    return List.of("prepared");
+  }
 
   /** A name as the server reports it in result schemas (Derby upper-cases unquoted names). */
   String reportedName(String sqlName) {
