@@ -115,6 +115,27 @@ public final class QuickStart {
                   + "FROM lineitem WHERE l_receiptdate > l_commitdate "
                   + "GROUP BY l_shipmode ORDER BY line_items DESC");
       timed("Late deliveries per ship mode (Spark SQL on a temporary view)", () -> show(shipModes));
+
+      // Writing back: each task streams its rows to the server as Arrow batches through one
+      // DoPut (bulk ingestion here); 'overwrite' replaces the table if an earlier run left it.
+      timed(
+          "Write the pricing summary back to the server, and read it again",
+          () -> {
+            pricingSummary
+                .write()
+                .format("flightsql")
+                .option("uri", uri)
+                .option("dbtable", "pricing_summary")
+                .mode("overwrite")
+                .save();
+            return show(
+                spark
+                    .read()
+                    .format("flightsql")
+                    .option("uri", uri)
+                    .option("query", "SELECT * FROM pricing_summary ORDER BY 1, 2")
+                    .load());
+          });
     } finally {
       spark.stop();
     }
