@@ -35,13 +35,7 @@ public final class FlightSqlReadConfig implements Serializable {
    */
   public static FlightSqlReadConfig from(Map<String, String> options) {
     OptionReader reader = OptionReader.of(options);
-    String uriText = reader.required(FlightSqlOptions.URI);
-    FlightUri uri;
-    try {
-      uri = FlightUri.parse(uriText);
-    } catch (IllegalArgumentException e) {
-      throw OptionReader.invalid(FlightSqlOptions.URI, uriText, e.getMessage());
-    }
+    FlightUri uri = reader.uri();
     Optional<String> query = reader.optional(FlightSqlOptions.QUERY);
     Optional<String> table = reader.optional(FlightSqlOptions.DBTABLE);
     if (query.isPresent() && table.isPresent()) {

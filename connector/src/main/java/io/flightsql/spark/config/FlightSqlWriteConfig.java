@@ -65,13 +65,7 @@ public final class FlightSqlWriteConfig implements Serializable {
    */
   public static FlightSqlWriteConfig from(Map<String, String> options) {
     OptionReader reader = OptionReader.of(options);
-    String uriText = reader.required(FlightSqlOptions.URI);
-    FlightUri uri;
-    try {
-      uri = FlightUri.parse(uriText);
-    } catch (IllegalArgumentException e) {
-      throw OptionReader.invalid(FlightSqlOptions.URI, uriText, e.getMessage());
-    }
+    FlightUri uri = reader.uri();
     if (reader.optional(FlightSqlOptions.QUERY).isPresent()) {
       throw new IllegalArgumentException(
           "Option 'query' cannot be used to write; name the table to write with 'dbtable'");

@@ -58,6 +58,16 @@ public final class OptionReader {
     throw invalid(spec, value.get(), null);
   }
 
+  /** The server of option {@code uri}, which every read and write needs. */
+  public FlightUri uri() {
+    String text = required(FlightSqlOptions.URI);
+    try {
+      return FlightUri.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw invalid(FlightSqlOptions.URI, text, e.getMessage());
+    }
+  }
+
   /** A strict {@code true} or {@code false} (any case); the option's default when absent. */
   public boolean bool(OptionSpec spec) {
     Optional<String> value = optional(spec);

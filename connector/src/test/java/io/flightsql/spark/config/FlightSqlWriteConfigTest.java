@@ -1,0 +1,83 @@
+package io.flightsql.spark.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
+import io.flightsql.spark.sql.SqlDialect;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+
+class FlightSqlWriteConfigTest {
+  private static Map<String, String> options(String... keyValues) {
+    Map<String, String> map = new HashMap<>();
+    map.put("uri", "grpc://127.0.0.1:31337");
+    for (int i = 0; i < keyValues.length; i += 2) {
+      map.put(keyValues[i], keyValues[i + 1]);
+    }
+    return map;
+  }
+
+  @Test
+  void defaults() {
+    FlightSqlWriteConfig config = FlightSqlWriteConfig.from(options("dbtable", "sales"));
+    assertThat(config.table()).isEqualTo(new TableRef(null, null, "sales"));
+    assertThat(config.method()).isEqualTo(WriteMethod.AUTO);
+    assertThat(config.batchRows()).isEqualTo(65536);
+    assertThat(config.batchBytes()).isEqualTo(4_194_304L);
+    assertThat(config.truncate()).isFalse();
+    assertThat(config.atomic()).isFalse();
+    assertThat(config.dialect()).isEmpty();
+  }
+
+  @Test
+  void tableNamesAreDottedAndOptionallyQuoted() {
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "main.\"odd \"\"name\".t", "catalog", "c")).table())
+        .isEqualTo(new TableRef("main", "odd \"name", "t"));
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "cat.sch.t")).table().sql("\""))
+        .isEqualTo("\"cat\".\"sch\".\"t\"");
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "schema", "s")).table().sql("`"))
+        .isEqualTo("`s`.`t`");
+    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "a..b")))
+        .hasMessage("Invalid value 'a..b' for option 'dbtable': expected a table name, optionally"
+            + " qualified and quoted in the server's dialect (an empty name part in 'a..b')");
+  }
+
+  @Test
+  void errorsNameTheOptionAndWhatItExpects() {
+    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options()))
+        .hasMessageStartingWith("Option 'dbtable' is required to write");
+    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("query", "SELECT 1")))
+        .hasMessage("Option 'query' cannot be used to write; name the table to write with 'dbtable'");
+    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "batchSize", "0")))
+        .hasMessage("Invalid value '0' for option 'batchSize': expected a positive number of rows (at most 2147483647)");
+    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "atomic", "yes")))
+        .hasMessage("Invalid value 'yes' for option 'atomic': expected `true` or `false`");
+    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
+        .hasMessage("Invalid value 'copy' for option 'writeMethod': expected `auto`, `ingest` or `prepared`");
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "dialect", "SQLite")).dialect())
+        .contains(SqlDialect.SQLITE);
+  }
+
+  @Test
+  void dialectsQuoteIdentifiersAndRefuseTypesTheyCannotCreate() {
+    StructType schema =
+        new StructType()
+            .add("id", DataTypes.LongType, false)
+            .add("na\"me", DataTypes.StringType)
+            .add("tags", DataTypes.createArrayType(DataTypes.StringType));
+    TableRef table = new TableRef(null, "s", "t");
+    assertThat(SqlDialect.DUCKDB.createTable(table, schema, "\""))
+        .isEqualTo("CREATE TABLE \"s\".\"t\" (\"id\" BIGINT NOT NULL, \"na\"\"me\" VARCHAR, \"tags\" VARCHAR[])");
+    assertThat(SqlDialect.ANSI.insert(table, schema, "\""))
+        .isEqualTo("INSERT INTO \"s\".\"t\" (\"id\", \"na\"\"me\", \"tags\") VALUES (?, ?, ?)");
+    assertThatThrownBy(() -> SqlDialect.DERBY.createTable(table, schema, "\""))
+        .hasMessageStartingWith("Column 'tags' has Spark type array<string>, for which spark-flightsql knows no column type in dialect 'derby'");
+    assertThat(SqlDialect.forServerName("spark-flightsql DuckDB server")).isEqualTo(SqlDialect.DUCKDB);
+    assertThat(SqlDialect.forServerName("db_name")).isEqualTo(SqlDialect.ANSI);
+  }
+}
