@@ -37,16 +37,32 @@ record BenchmarkArgs(long rows, int endpoints, int iterations, String uri) {
   }
 
   private static long positive(String flag, String value) {
-    long parsed;
+    return number(flag, value, 1, flag.equals("--rows") ? Long.MAX_VALUE : Integer.MAX_VALUE);
+  }
+
+  /**
+   * The integer value of a flag, with underscores allowed between digits ({@code 1_000_000}); the
+   * other benchmarks parse their flags with it too.
+   *
+   * @param min 0 or 1
+   * @throws IllegalArgumentException naming the flag and the value when it is not in {@code
+   *     min..max}
+   */
+  static long number(String flag, String value, long min, long max) {
     try {
-      parsed = Long.parseLong(value.replace("_", ""));
+      long parsed = Long.parseLong(value.replace("_", ""));
+      if (parsed >= min && parsed <= max) {
+        return parsed;
+      }
     } catch (NumberFormatException e) {
-      parsed = 0;
+      // Reported below, with what was expected.
     }
-    if (parsed <= 0 || (!flag.equals("--rows") && parsed > Integer.MAX_VALUE)) {
-      throw new IllegalArgumentException(
-          "Invalid value '" + value + "' for flag '" + flag + "': expected a positive integer");
-    }
-    return parsed;
+    throw new IllegalArgumentException(
+        "Invalid value '"
+            + value
+            + "' for flag '"
+            + flag
+            + "': expected "
+            + (min == 0 ? "0 or a positive integer" : "a positive integer"));
   }
 }

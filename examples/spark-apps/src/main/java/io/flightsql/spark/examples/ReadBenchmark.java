@@ -37,7 +37,7 @@ import org.apache.spark.sql.SparkSession;
 public final class ReadBenchmark {
 
   static final String QUERY = "SELECT * FROM lineitem";
-  private static final String JDBC_DRIVER = "org.apache.arrow.driver.jdbc.ArrowFlightJdbcDriver";
+  static final String JDBC_DRIVER = "org.apache.arrow.driver.jdbc.ArrowFlightJdbcDriver";
 
   /** Rows per JDBC fetch; the Arrow driver streams whole record batches in any case. */
   private static final int JDBC_FETCH_SIZE = 10_000;
@@ -164,8 +164,12 @@ public final class ReadBenchmark {
     rows.write().format("noop").mode("overwrite").save();
   }
 
-  /** The Arrow Flight SQL JDBC driver's URL for the same server. */
   private String jdbcUrl() {
+    return jdbcUrl(uri);
+  }
+
+  /** The Arrow Flight SQL JDBC driver's URL for the Flight SQL server at {@code uri}. */
+  static String jdbcUrl(String uri) {
     URI flight = URI.create(uri);
     boolean tls = flight.getScheme().equals("grpc+tls");
     return "jdbc:arrow-flight-sql://"
@@ -259,7 +263,7 @@ public final class ReadBenchmark {
     return baseline.best() / way.best();
   }
 
-  private static void printEnvironment(SparkSession spark) {
+  static void printEnvironment(SparkSession spark) {
     Runtime runtime = Runtime.getRuntime();
     System.out.printf(
         Locale.ROOT,
@@ -272,7 +276,7 @@ public final class ReadBenchmark {
         spark.sparkContext().master());
   }
 
-  private static double seconds(long startNanos) {
+  static double seconds(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }
 }

@@ -29,6 +29,10 @@ final class Timings {
     skipped = reason;
   }
 
+  boolean skipped() {
+    return skipped != null;
+  }
+
   boolean measured() {
     return skipped == null && !seconds.isEmpty();
   }
