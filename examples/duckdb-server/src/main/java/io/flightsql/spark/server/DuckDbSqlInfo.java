@@ -45,6 +45,13 @@ final class DuckDbSqlInfo {
         .withFlightSqlServerBulkIngestion(true)
         .withFlightSqlServerBulkIngestionTransaction(true)
         .withSqlTransactionsSupported(true)
+        // The Flight SQL JDBC driver fails without a default level (and Spark's JDBC writer then
+        // writes without transactions). DuckDB's MVCC transactions conflict on concurrent writes
+        // rather than allow them, the closest of the levels Flight SQL names being SERIALIZABLE.
+        .withSqlDefaultTransactionIsolation(
+            org.apache.arrow.flight.sql.impl.FlightSql.SqlTransactionIsolationLevel
+                .SQL_TRANSACTION_SERIALIZABLE
+                .getNumber())
         .withSqlIdentifierQuoteChar("\"")
         .withSqlSearchStringEscape("\\")
         .withSqlCatalogTerm("catalog")
