@@ -109,50 +109,33 @@ public final class FlightSqlSession implements AutoCloseable {
     Map<Integer, Object> values = new java.util.HashMap<>();
     try {
       // Everything the server has: asking for ids a server lacks fails on some servers.
-      FlightInfo info = sql(server).getSqlInfo(new int[0]);
-      for (FlightEndpoint endpoint : info.getEndpoints()) {
-        try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
-          while (stream.next()) {
-            VectorSchemaRoot root = stream.getRoot();
-            FieldVector names = root.getVector(0);
-            FieldVector answers = root.getVector(1);
-            for (int i = 0; i < root.getRowCount(); i++) {
-              Object name = names.getObject(i);
-              Object value = answers.getObject(i);
-              values.put(
-                  ((Number) name).intValue(),
-                  value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
-            }
-          }
-        }
-      }
+      readRows(
+          "GetSqlInfo",
+          () -> sql(server).getSqlInfo(new int[0]),
+          (root, i) -> {
+            Object value = root.getVector(1).getObject(i);
+            values.put(
+                ((Number) root.getVector(0).getObject(i)).intValue(),
+                value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
+          });
     } catch (FlightSqlConnectorException e) {
       if ("UNIMPLEMENTED".equals(e.statusCode())) {
         LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
         return ServerCapabilities.unknown();
       }
       throw e;
-    } catch (RuntimeException e) {
-      FlightSqlConnectorException failure = failed("GetSqlInfo", server, e);
-      if ("UNIMPLEMENTED".equals(failure.statusCode())) {
-        LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
-        return ServerCapabilities.unknown();
-      }
-      throw failure;
-    } catch (Exception e) {
-      throw new IllegalStateException("Closing the GetSqlInfo stream failed: " + e, e);
     }
     return ServerCapabilities.fromSqlInfo(values);
   }
 
   /** Whether the table exists (GetTables, then an exact match on each given part of the name). */
   public boolean tableExists(TableRef table) {
-    return !tables(table.catalog(), table.schema(), table.name(), false).stream()
-        .filter(t -> t.name().equals(table.name()))
-        .filter(t -> table.schema() == null || table.schema().equals(t.schema()))
-        .filter(t -> table.catalog() == null || table.catalog().equals(t.catalog()))
-        .collect(java.util.stream.Collectors.toList())
-        .isEmpty();
+    return tables(table.catalog(), table.schema(), table.name(), false).stream()
+        .anyMatch(
+            t ->
+                t.name().equals(table.name())
+                    && (table.schema() == null || table.schema().equals(t.schema()))
+                    && (table.catalog() == null || table.catalog().equals(t.catalog())));
   }
 
   /** The tables whose names start with {@code prefix}, in the catalog and schema of {@code place}. */
@@ -171,29 +154,46 @@ public final class FlightSqlSession implements AutoCloseable {
     // GetTables takes LIKE patterns: escape nothing, match more, and filter exactly afterwards.
     String pattern = prefix ? name + "%" : name;
     List<TableRef> out = new ArrayList<>();
+    readRows(
+        "GetTables",
+        () -> sql(server).getTables(catalog, schema, pattern, null, false),
+        (root, i) ->
+            out.add(
+                new TableRef(
+                    text(root.getVector("catalog_name"), i),
+                    text(root.getVector("db_schema_name"), i),
+                    text(root.getVector("table_name"), i))));
+    return out;
+  }
+
+  /** Receives one row of a metadata answer. */
+  private interface RowVisitor {
+    void row(VectorSchemaRoot root, int index);
+  }
+
+  /**
+   * Runs a metadata command and hands every row of every endpoint to {@code visitor}; any failure
+   * is a {@link FlightSqlConnectorException} naming {@code rpc}.
+   */
+  private void readRows(
+      String rpc, java.util.function.Supplier<FlightInfo> command, RowVisitor visitor) {
     try {
-      FlightInfo info = sql(server).getTables(catalog, schema, pattern, null, false);
-      for (FlightEndpoint endpoint : info.getEndpoints()) {
+      for (FlightEndpoint endpoint : command.get().getEndpoints()) {
         try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
           while (stream.next()) {
             VectorSchemaRoot root = stream.getRoot();
             for (int i = 0; i < root.getRowCount(); i++) {
-              out.add(
-                  new TableRef(
-                      text(root.getVector("catalog_name"), i),
-                      text(root.getVector("db_schema_name"), i),
-                      text(root.getVector("table_name"), i)));
+              visitor.row(root, i);
             }
           }
         }
       }
-      return out;
     } catch (FlightSqlConnectorException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw failed("GetTables", server, e);
+      throw failed(rpc, server, e);
     } catch (Exception e) {
-      throw new IllegalStateException("Closing the GetTables stream failed: " + e, e);
+      throw new IllegalStateException("Closing the " + rpc + " stream failed: " + e, e);
     }
   }
 
