@@ -59,8 +59,8 @@ public final class FlightSqlDataSource
   public StructType inferSchema(CaseInsensitiveStringMap options) {
     FlightSqlReadConfig config = FlightSqlReadConfig.from(options);
     Schema arrowSchema;
-    try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "schema")) {
-      arrowSchema = session.resultSchema(config.query());
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "schema")) {
+      arrowSchema = session.resultSchema(config.query(session.sessionHasDefaults()));
     }
     StructType schema = ArrowTypeMapping.toSparkSchema(arrowSchema, config.typeOptions());
     LOG.info("Schema of {} from {}: {}", config.displayName(), config.uri(), schema.simpleString());

@@ -44,7 +44,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     this.taskId = taskId;
     this.destination = plan.atomic() ? plan.stagingTable(partitionId, taskId) : plan.target();
     this.session =
-        FlightSqlSession.open(plan.config().uri(), "write-" + partitionId + "-" + taskId);
+        FlightSqlSession.open(plan.config().connection(), "write-" + partitionId + "-" + taskId);
     try {
       this.batch = ArrowBatchBuilder.create(schema, session.allocator());
       if (plan.taskTransactions()) {

@@ -49,7 +49,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     this.partition = partition;
     this.config = config;
     this.schema = schema;
-    this.session = FlightSqlSession.open(config.uri(), "partition-" + partition.index());
+    this.session =
+        FlightSqlSession.open(
+            config.connection(), "partition-" + partition.index(), partition.session());
     try {
       this.stream = openStream();
     } catch (RuntimeException e) {
@@ -109,7 +111,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         partition.index(),
         first.getMessage());
     try {
-      FlightInfo info = session.execute(config.query());
+      FlightInfo info = session.execute(partition.query());
       if (info.getEndpoints().size() != 1) {
         throw first;
       }

@@ -2,6 +2,7 @@ package io.flightsql.spark;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,19 +59,23 @@ final class FlightSqlScan implements Scan, Batch {
 
   private InputPartition[] askServerForPartitions() {
     List<InputPartition> planned = new ArrayList<>();
-    try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "plan")) {
-      FlightInfo info = session.execute(config.query());
+    String query;
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
+      query = config.query(session.sessionHasDefaults());
+      FlightInfo info = session.execute(query);
+      // The token and cookies of this session go to executors, so that they read its tickets
+      // as the same client (a server may keep a ticket to the session it was issued in).
+      SessionState state = session.state();
       List<FlightEndpoint> endpoints = info.getEndpoints();
       for (int i = 0; i < endpoints.size(); i++) {
         FlightEndpoint endpoint = endpoints.get(i);
         List<FlightUri> targets = session.targets(endpoint);
         planned.add(
             new FlightSqlInputPartition(
-                i, endpoints.size(), endpoint.getTicket().getBytes(), targets));
+                i, endpoints.size(), endpoint.getTicket().getBytes(), targets, query, state));
       }
     }
-    LOG.info(
-        "Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), config.query());
+    LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), query);
     return planned.toArray(new InputPartition[0]);
   }
 

@@ -36,7 +36,7 @@ final class WritePlanner {
    *     the table exists)
    */
   WritePlan plan(SaveMode mode) {
-    try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "write-plan")) {
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
       SqlDialect dialect =

@@ -3,7 +3,7 @@ package io.flightsql.spark.client;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
-import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
@@ -33,7 +33,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * caller may refill the root at once and memory stays bounded by about one batch in flight.
  */
 public final class DoPutUpload implements AutoCloseable {
-  private final FlightClient client;
+  private final FlightSqlClientWithOptions client;
   private final FlightUri server;
   private final String rpc;
   private final SyncPutListener results = new SyncPutListener();
@@ -42,7 +42,7 @@ public final class DoPutUpload implements AutoCloseable {
   private boolean ended;
 
   private DoPutUpload(
-      FlightClient client,
+      FlightSqlClientWithOptions client,
       FlightUri server,
       String rpc,
       FlightDescriptor descriptor,
@@ -86,7 +86,7 @@ public final class DoPutUpload implements AutoCloseable {
   }
 
   static DoPutUpload ingest(
-      FlightClient client,
+      FlightSqlClientWithOptions client,
       FlightUri server,
       VectorSchemaRoot root,
       TableRef table,
@@ -110,7 +110,11 @@ public final class DoPutUpload implements AutoCloseable {
   }
 
   static DoPutUpload preparedUpdate(
-      FlightClient client, FlightUri server, VectorSchemaRoot root, String sql, byte[] transactionId) {
+      FlightSqlClientWithOptions client,
+      FlightUri server,
+      VectorSchemaRoot root,
+      String sql,
+      byte[] transactionId) {
     ActionCreatePreparedStatementRequest.Builder request =
         ActionCreatePreparedStatementRequest.newBuilder().setQuery(sql);
     if (transactionId != null) {
@@ -118,19 +122,18 @@ public final class DoPutUpload implements AutoCloseable {
     }
     ByteString handle;
     try {
-      Iterator<Result> answer =
+      List<Result> answer =
           client.doAction(
               new Action(
                   FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_STATEMENT.getType(),
                   Any.pack(request.build()).toByteArray()));
-      if (!answer.hasNext()) {
+      if (answer.isEmpty()) {
         throw new IllegalStateException("the server answered CreatePreparedStatement with nothing");
       }
       handle =
           FlightSqlUtils.unpackAndParseOrThrow(
-                  answer.next().getBody(), ActionCreatePreparedStatementResult.class)
+                  answer.get(0).getBody(), ActionCreatePreparedStatementResult.class)
               .getPreparedStatementHandle();
-      answer.forEachRemaining(ignored -> {});
     } catch (RuntimeException e) {
       throw FlightErrors.rpcFailed("CreatePreparedStatement", server, e);
     }
@@ -254,16 +257,14 @@ public final class DoPutUpload implements AutoCloseable {
       return;
     }
     try {
-      Iterator<Result> answer =
-          client.doAction(
-              new Action(
-                  FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT.getType(),
-                  Any.pack(
-                          ActionClosePreparedStatementRequest.newBuilder()
-                              .setPreparedStatementHandle(preparedHandle)
-                              .build())
-                      .toByteArray()));
-      answer.forEachRemaining(ignored -> {});
+      client.doAction(
+          new Action(
+              FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT.getType(),
+              Any.pack(
+                      ActionClosePreparedStatementRequest.newBuilder()
+                          .setPreparedStatementHandle(preparedHandle)
+                          .build())
+                  .toByteArray()));
     } catch (RuntimeException e) {
       if (primary != null) {
         primary.addSuppressed(e);

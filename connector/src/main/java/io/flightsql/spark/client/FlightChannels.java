@@ -1,22 +1,31 @@
 package io.flightsql.spark.client;
 
 import io.grpc.ManagedChannel;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NegotiationType;
 import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import java.io.ByteArrayInputStream;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gRPC channels of this JVM, one per server address, shared by every query planned on the
- * driver and every partition read on an executor. A channel is a connection pool and is
- * thread-safe; Flight clients over it are cheap and are made per use, each with its own allocator.
+ * The gRPC channels of this JVM, one per server address and transport settings (TLS material,
+ * connect timeout, message size), shared by every query planned on the driver and every partition
+ * read on an executor with the same ones. A channel is a connection pool and is thread-safe; Flight
+ * clients over it are cheap and are made per use, each with its own allocator and credentials.
  * Channels are closed when the JVM (driver or executor) shuts down.
  */
 public final class FlightChannels {
   private static final Logger LOG = LoggerFactory.getLogger(FlightChannels.class);
-  private static final ConcurrentMap<FlightUri, ManagedChannel> CHANNELS = new ConcurrentHashMap<>();
+  private static final ConcurrentMap<Key, ManagedChannel> CHANNELS = new ConcurrentHashMap<>();
 
   static {
     Runtime.getRuntime()
@@ -25,8 +34,10 @@ public final class FlightChannels {
 
   private FlightChannels() {}
 
-  public static ManagedChannel channel(FlightUri target) {
-    return CHANNELS.computeIfAbsent(target, FlightChannels::open);
+  /** The channel to {@code target} with the transport settings of {@code settings}. */
+  static ManagedChannel channel(FlightUri target, ConnectionSettings settings) {
+    return CHANNELS.computeIfAbsent(
+        new Key(target, settings.transportFingerprint()), key -> open(target, settings));
   }
 
   /**
@@ -34,24 +45,67 @@ public final class FlightChannels {
    * reconnect back-off (up to two minutes), so a restarted server is usable immediately.
    */
   public static void resetBackoff(FlightUri target) {
-    ManagedChannel channel = CHANNELS.get(target);
-    if (channel != null) {
-      channel.resetConnectBackoff();
-    }
+    CHANNELS.forEach(
+        (key, channel) -> {
+          if (key.target.equals(target)) {
+            channel.resetConnectBackoff();
+          }
+        });
   }
 
-  private static ManagedChannel open(FlightUri target) {
+  private static ManagedChannel open(FlightUri target, ConnectionSettings settings) {
     LOG.info("Opening a gRPC channel to {}", target);
     NettyChannelBuilder builder =
         NettyChannelBuilder.forAddress(target.host(), target.port())
             .maxTraceEvents(0)
-            .maxInboundMessageSize(Integer.MAX_VALUE);
+            .maxInboundMessageSize(settings.maxInboundMessageSize())
+            .withOption(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, settings.connectTimeoutMillis()));
     if (target.isTls()) {
-      builder.useTransportSecurity();
+      builder.negotiationType(NegotiationType.TLS).sslContext(tls(settings));
     } else {
       builder.usePlaintext();
     }
     return builder.build();
+  }
+
+  private static io.netty.handler.ssl.SslContext tls(ConnectionSettings settings) {
+    SslContextBuilder ssl = GrpcSslContexts.forClient();
+    if (settings.skipCertificateVerification()) {
+      ssl.trustManager(InsecureTrustManagerFactory.INSTANCE);
+    } else if (settings.rootCertificates() != null) {
+      try {
+        ssl.trustManager(new ByteArrayInputStream(settings.rootCertificates()));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "Option 'tlsRootCerts' names a file without usable PEM certificates: " + e.getMessage(),
+            e);
+      }
+    }
+    if (settings.clientCertificate() != null) {
+      try {
+        ssl.keyManager(
+            new ByteArrayInputStream(settings.clientCertificate()),
+            new ByteArrayInputStream(settings.clientKey()));
+      } catch (IllegalArgumentException e) {
+        // The message of the PEM parser names the problem, never the key's content.
+        throw new IllegalArgumentException(
+            "Options 'clientCertificate' and 'clientKey' do not hold a PEM certificate chain and"
+                + " a PKCS#8 PEM private key: "
+                + e.getMessage(),
+            e);
+      }
+    }
+    try {
+      return ssl.build();
+    } catch (SSLException e) {
+      throw new IllegalArgumentException(
+          "The TLS settings (options 'tlsRootCerts', 'clientCertificate', 'clientKey') cannot be"
+              + " used: "
+              + e.getMessage(),
+          e);
+    }
   }
 
   static void closeAll() {
@@ -67,5 +121,28 @@ public final class FlightChannels {
       }
     }
     CHANNELS.clear();
+  }
+
+  /** A server address and a fingerprint of transport settings; holds no secret. */
+  private static final class Key {
+    private final FlightUri target;
+    private final String transport;
+
+    Key(FlightUri target, String transport) {
+      this.target = target;
+      this.transport = transport;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key
+          && ((Key) o).target.equals(target)
+          && ((Key) o).transport.equals(transport);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(target, transport);
+    }
   }
 }

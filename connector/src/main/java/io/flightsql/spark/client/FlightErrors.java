@@ -55,10 +55,54 @@ public final class FlightErrors {
   private static String hint(Throwable t) {
     if (t instanceof FlightRuntimeException) {
       FlightStatusCode code = ((FlightRuntimeException) t).status().code();
-      if (code == FlightStatusCode.UNAVAILABLE) {
-        return "Check that the server is running and that option 'uri' names its host, port and"
-            + " scheme (grpc:// for plaintext, grpc+tls:// for TLS)";
+      String tls = tlsHint(t);
+      if (!tls.isEmpty()) {
+        return tls;
       }
+      switch (code) {
+        case UNAVAILABLE:
+          return "Check that the server is running and that option 'uri' names its host, port"
+              + " and scheme (grpc:// for plaintext, grpc+tls:// for TLS)";
+        case UNAUTHENTICATED:
+          return "Check the credentials: options 'username' and 'password' (or 'passwordEnv',"
+              + " 'passwordFile'), or 'token' (or 'tokenEnv', 'tokenFile')";
+        case UNAUTHORIZED:
+          return "The credentials were accepted but do not allow this; check the user's"
+              + " permissions on the server";
+        case TIMED_OUT:
+          return "The call passed its deadline (gRPC DEADLINE_EXCEEDED); option 'callTimeout'"
+              + " sets it: raise it, or leave it unset for no deadline";
+        default:
+          return "";
+      }
+    }
+    return "";
+  }
+
+  /** A hint for a failed TLS handshake, found in the messages of the exception chain. */
+  private static String tlsHint(Throwable t) {
+    StringBuilder messages = new StringBuilder();
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
+      messages.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
+    }
+    String text = messages.toString();
+    if (text.contains("certificate_required") || text.contains("bad_certificate")) {
+      return "The server requires a client certificate (mutual TLS) it trusts: give options"
+          + " 'clientCertificate' and 'clientKey'";
+    }
+    if (text.contains("PKIX path") || text.contains("CertificateException")
+        || text.contains("unable to find valid certification path")
+        || text.contains("No subject alternative")
+        || text.contains("No name matching")) {
+      return "The server's TLS certificate is not trusted: give the CA that signed it with option"
+          + " 'tlsRootCerts' (a PEM file), or, for tests only, set"
+          + " 'disableCertificateVerification' to true";
+    }
+    if (text.contains("SSLHandshakeException") || text.contains("NotSslRecordException")
+        || text.contains("not an SSL/TLS record")) {
+      return "The TLS handshake failed: check that the server uses TLS (grpc+tls://) or not"
+          + " (grpc://), and options 'tlsRootCerts', 'clientCertificate' and 'clientKey'";
     }
     return "";
   }

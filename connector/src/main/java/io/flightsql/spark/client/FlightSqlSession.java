@@ -6,14 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightEndpoint;
-import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.SessionOptionValue;
+import org.apache.arrow.flight.SessionOptionValueFactory;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
@@ -27,27 +29,114 @@ import org.slf4j.LoggerFactory;
  * The connector's conversation with one Flight SQL server: planning a query on the driver and
  * reading endpoints on executors. Owns an Arrow allocator (a child of {@link Allocators}) from
  * which every stream it opens allocates; {@link #close()} releases it and fails if any buffer
- * leaked. Not thread-safe: one per planning step or per partition.
+ * leaked. Every call goes through a {@link FlightSqlClientWithOptions} per server, which adds the
+ * connection's credentials, headers, cookies and deadlines. Not thread-safe: one per planning step
+ * or per partition.
  */
 public final class FlightSqlSession implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlSession.class);
 
   private final FlightUri server;
+  private final ConnectionSettings settings;
+  private final CallState state;
+  private final boolean continued;
   private final BufferAllocator allocator;
-  private final Map<FlightUri, FlightClient> clients = new LinkedHashMap<>();
+  private final Map<FlightUri, FlightSqlClientWithOptions> clients = new LinkedHashMap<>();
+  private Boolean sessionHasDefaults;
 
-  private FlightSqlSession(FlightUri server, BufferAllocator allocator) {
-    this.server = server;
+  private FlightSqlSession(
+      ConnectionSettings settings, SessionState seed, BufferAllocator allocator) {
+    this.server = settings.uri();
+    this.settings = settings;
+    this.state = new CallState(settings, seed);
+    this.continued = !seed.cookies().isEmpty();
     this.allocator = allocator;
   }
 
   /** Opens a session; {@code purpose} names its allocator in leak reports. */
-  public static FlightSqlSession open(FlightUri server, String purpose) {
-    return new FlightSqlSession(server, Allocators.newChild("flightsql-" + purpose));
+  public static FlightSqlSession open(ConnectionSettings settings, String purpose) {
+    return open(settings, purpose, SessionState.empty());
+  }
+
+  /**
+   * Opens a session that continues one of the driver: it sends the token and cookies the driver's
+   * session had (see {@link #state()}), so the server sees the same session.
+   */
+  public static FlightSqlSession open(
+      ConnectionSettings settings, String purpose, SessionState seed) {
+    return new FlightSqlSession(settings, seed, Allocators.newChild("flightsql-" + purpose));
   }
 
   public FlightUri server() {
     return server;
+  }
+
+  /** The token and cookies this session has now, for sessions that continue it on executors. */
+  public SessionState state() {
+    return state.snapshot();
+  }
+
+  /**
+   * Whether the server's session now has options {@code catalog} and {@code schema} as its
+   * defaults: true when neither is set, or when SetSessionOptions accepted them (or a session
+   * continued from the driver's did). False when the server does not implement SetSessionOptions
+   * or does not know the options; the caller then qualifies names itself.
+   */
+  public boolean sessionHasDefaults() {
+    sql(server);
+    return sessionHasDefaults;
+  }
+
+  private void applySessionDefaults(FlightSqlClientWithOptions client) {
+    if ((settings.catalog() == null && settings.schema() == null) || continued) {
+      sessionHasDefaults = true;
+      return;
+    }
+    Map<String, SessionOptionValue> values = new LinkedHashMap<>();
+    if (settings.catalog() != null) {
+      values.put("catalog", SessionOptionValueFactory.makeSessionOptionValue(settings.catalog()));
+    }
+    if (settings.schema() != null) {
+      values.put("schema", SessionOptionValueFactory.makeSessionOptionValue(settings.schema()));
+    }
+    SetSessionOptionsResult result;
+    try {
+      result = client.setSessionOptions(new SetSessionOptionsRequest(values));
+    } catch (RuntimeException e) {
+      if (FlightErrors.isUnimplemented(e)) {
+        LOG.info(
+            "{} does not implement SetSessionOptions; options 'catalog' and 'schema' qualify"
+                + " table names instead",
+            server);
+        sessionHasDefaults = false;
+        return;
+      }
+      throw failed("DoAction(SetSessionOptions)", server, e);
+    }
+    for (Map.Entry<String, SetSessionOptionsResult.Error> error : result.getErrors().entrySet()) {
+      String reason = String.valueOf(error.getValue().value);
+      if ("INVALID_NAME".equals(reason)) {
+        LOG.info(
+            "{} does not know session option '{}'; options 'catalog' and 'schema' qualify"
+                + " table names instead",
+            server,
+            error.getKey());
+        sessionHasDefaults = false;
+        return;
+      }
+      String value = "catalog".equals(error.getKey()) ? settings.catalog() : settings.schema();
+      throw new IllegalArgumentException(
+          "Invalid value '"
+              + value
+              + "' for option '"
+              + error.getKey()
+              + "': "
+              + server
+              + " refused it as the session's default ("
+              + reason
+              + " from SetSessionOptions)");
+    }
+    sessionHasDefaults = true;
   }
 
   /** Runs the query (GetFlightInfo on CommandStatementQuery): its endpoints and, maybe, schema. */
@@ -111,7 +200,7 @@ public final class FlightSqlSession implements AutoCloseable {
       // Everything the server has: asking for ids a server lacks fails on some servers.
       readRows(
           "GetSqlInfo",
-          () -> sql(server).getSqlInfo(new int[0]),
+          () -> sql(server).getSqlInfo(),
           (root, i) -> {
             Object value = root.getVector(1).getObject(i);
             values.put(
@@ -156,7 +245,7 @@ public final class FlightSqlSession implements AutoCloseable {
     List<TableRef> out = new ArrayList<>();
     readRows(
         "GetTables",
-        () -> sql(server).getTables(catalog, schema, pattern, null, false),
+        () -> sql(server).getTables(catalog, schema, pattern),
         (root, i) ->
             out.add(
                 new TableRef(
@@ -205,9 +294,7 @@ public final class FlightSqlSession implements AutoCloseable {
   /** Runs a statement that returns no rows (CommandStatementUpdate), inside a transaction or not. */
   public long executeUpdate(String statement, byte[] transactionId) {
     try {
-      return transactionId == null
-          ? sql(server).executeUpdate(statement)
-          : sql(server).executeUpdate(statement, new FlightSqlClient.Transaction(transactionId));
+      return sql(server).executeUpdate(statement, transactionId);
     } catch (RuntimeException e) {
       throw failed("DoPut(CommandStatementUpdate)", server, e);
     }
@@ -216,7 +303,7 @@ public final class FlightSqlSession implements AutoCloseable {
   /** Begins a transaction; its id goes with later calls that belong to it. */
   public byte[] beginTransaction() {
     try {
-      return sql(server).beginTransaction().getTransactionId();
+      return sql(server).beginTransaction();
     } catch (RuntimeException e) {
       throw failed("BeginTransaction", server, e);
     }
@@ -224,7 +311,7 @@ public final class FlightSqlSession implements AutoCloseable {
 
   public void commit(byte[] transactionId) {
     try {
-      sql(server).commit(new FlightSqlClient.Transaction(transactionId));
+      sql(server).commit(transactionId);
     } catch (RuntimeException e) {
       throw failed("EndTransaction(COMMIT)", server, e);
     }
@@ -232,7 +319,7 @@ public final class FlightSqlSession implements AutoCloseable {
 
   public void rollback(byte[] transactionId) {
     try {
-      sql(server).rollback(new FlightSqlClient.Transaction(transactionId));
+      sql(server).rollback(transactionId);
     } catch (RuntimeException e) {
       throw failed("EndTransaction(ROLLBACK)", server, e);
     }
@@ -241,12 +328,12 @@ public final class FlightSqlSession implements AutoCloseable {
   /** Starts a bulk ingestion of the root's batches into {@code table}. */
   public DoPutUpload ingest(
       VectorSchemaRoot root, TableRef table, DoPutUpload.IngestMode mode, byte[] transactionId) {
-    return DoPutUpload.ingest(client(server), server, root, table, mode, transactionId);
+    return DoPutUpload.ingest(sql(server), server, root, table, mode, transactionId);
   }
 
   /** Prepares {@code insert} and starts binding the root's batches to it as parameter rows. */
   public DoPutUpload preparedUpdate(VectorSchemaRoot root, String insert, byte[] transactionId) {
-    return DoPutUpload.preparedUpdate(client(server), server, root, insert, transactionId);
+    return DoPutUpload.preparedUpdate(sql(server), server, root, insert, transactionId);
   }
 
   /** This session's allocator, for the Arrow batches of an upload. */
@@ -271,18 +358,16 @@ public final class FlightSqlSession implements AutoCloseable {
   public FlightStream stream(List<FlightUri> targets, Ticket ticket) {
     FlightSqlConnectorException failure = null;
     for (FlightUri target : targets) {
-      FlightStream stream = null;
       try {
-        stream = client(target).getStream(ticket);
-        // The stream is lazy: waiting for its schema surfaces connection and server errors here,
-        // while another location can still be tried.
-        stream.getSchema();
+        refuseDowngrade(target);
+        // Waiting for the stream's schema surfaces connection and server errors here, while
+        // another location can still be tried.
+        FlightStream stream = sql(target).getStream(ticket);
         if (failure != null) {
           LOG.warn("Reading from {} after an earlier location failed: {}", target, failure.getMessage());
         }
         return stream;
       } catch (RuntimeException e) {
-        closeQuietly(stream, e);
         FlightSqlConnectorException wrapped = failed("DoGet", target, e);
         if (failure != null) {
           wrapped.addSuppressed(failure);
@@ -293,14 +378,34 @@ public final class FlightSqlSession implements AutoCloseable {
     throw failure;
   }
 
-  private FlightSqlClient sql(FlightUri target) {
-    return new FlightSqlClient(client(target));
+  /**
+   * Refuses a plaintext location when option {@code uri} uses TLS: the session's credentials,
+   * headers and cookies would cross the network in clear.
+   */
+  private void refuseDowngrade(FlightUri target) {
+    if (server.isTls() && !target.isTls() && !settings.allowInsecureLocations()) {
+      throw new FlightSqlConnectorException(
+          "[flightsql] DoGet refused for "
+              + target
+              + ": the endpoint location is plaintext while option 'uri' uses TLS, and the"
+              + " connection's credentials, headers and cookies are not sent in clear. Set option"
+              + " 'allowInsecureLocations' to true to read from it anyway",
+          "FAILED_PRECONDITION",
+          "plaintext location behind a TLS uri",
+          null);
+    }
   }
 
-  private FlightClient client(FlightUri target) {
-    return clients.computeIfAbsent(
-        target,
-        t -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, FlightChannels.channel(t)));
+  private FlightSqlClientWithOptions sql(FlightUri target) {
+    FlightSqlClientWithOptions client = clients.get(target);
+    if (client == null) {
+      client = new FlightSqlClientWithOptions(target, state, allocator);
+      clients.put(target, client);
+      if (target.equals(server) && sessionHasDefaults == null) {
+        applySessionDefaults(client);
+      }
+    }
+    return client;
   }
 
   private static FlightSqlConnectorException failed(String rpc, FlightUri target, RuntimeException e) {
@@ -309,17 +414,6 @@ public final class FlightSqlSession implements AutoCloseable {
       FlightChannels.resetBackoff(target);
     }
     return FlightErrors.rpcFailed(rpc, target, e);
-  }
-
-  private static void closeQuietly(AutoCloseable closeable, Throwable primary) {
-    if (closeable == null) {
-      return;
-    }
-    try {
-      closeable.close();
-    } catch (Exception e) {
-      primary.addSuppressed(e);
-    }
   }
 
   private static SchemaResolver.Source source(String rpc, SchemaFetch fetch) {
@@ -344,7 +438,7 @@ public final class FlightSqlSession implements AutoCloseable {
   @Override
   public void close() {
     RuntimeException failure = null;
-    for (FlightClient client : clients.values()) {
+    for (FlightSqlClientWithOptions client : clients.values()) {
       try {
         client.close();
       } catch (InterruptedException e) {

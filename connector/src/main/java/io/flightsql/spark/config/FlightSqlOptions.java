@@ -28,7 +28,152 @@ public final class FlightSqlOptions {
           null,
           OptionScope.CONNECTION,
           "The Flight SQL server to connect to. Required. `grpc://` and `grpc+tcp://` are"
-              + " plaintext; `grpc+tls://` uses TLS with the JVM's default trust store.");
+              + " plaintext; `grpc+tls://` uses TLS, trusting the JVM's default trust store unless"
+              + " `tlsRootCerts` says otherwise. See docs/security.md.");
+
+  public static final OptionSpec USERNAME =
+      OptionSpec.plain(
+          "username",
+          "a user name",
+          null,
+          OptionScope.CONNECTION,
+          "Basic authentication: the user name, sent with `password` in a Flight handshake. The"
+              + " bearer token the server answers with is sent on every later call, on the driver"
+              + " and on executors, and obtained again once when the server says it expired"
+              + " (UNAUTHENTICATED).");
+
+  public static final OptionSpec PASSWORD =
+      OptionSpec.secret(
+          "password",
+          "a password",
+          OptionScope.CONNECTION,
+          "Basic authentication: the password of `username`. Prefer `passwordEnv` or"
+              + " `passwordFile`, which keep it out of notebooks; only one of the three may be"
+              + " given.");
+
+  public static final OptionSpec PASSWORD_ENV =
+      OptionSpec.plain(
+          "passwordEnv",
+          "the name of an environment variable",
+          null,
+          OptionScope.CONNECTION,
+          "The environment variable (of the driver) holding the password.");
+
+  public static final OptionSpec PASSWORD_FILE =
+      OptionSpec.plain(
+          "passwordFile",
+          "a file path",
+          null,
+          OptionScope.CONNECTION,
+          "A file (read on the driver) whose content, without surrounding whitespace, is the"
+              + " password.");
+
+  public static final OptionSpec TOKEN =
+      OptionSpec.secret(
+          "token",
+          "a bearer token",
+          OptionScope.CONNECTION,
+          "A bearer token (a personal access token, an InfluxDB token) sent on every call as"
+              + " `authorization: Bearer <token>`. Cannot be combined with `username`. Prefer"
+              + " `tokenEnv` or `tokenFile`.");
+
+  public static final OptionSpec TOKEN_ENV =
+      OptionSpec.plain(
+          "tokenEnv",
+          "the name of an environment variable",
+          null,
+          OptionScope.CONNECTION,
+          "The environment variable (of the driver) holding the token.");
+
+  public static final OptionSpec TOKEN_FILE =
+      OptionSpec.plain(
+          "tokenFile",
+          "a file path",
+          null,
+          OptionScope.CONNECTION,
+          "A file (read on the driver) whose content, without surrounding whitespace, is the"
+              + " token.");
+
+  public static final OptionSpec TLS_ROOT_CERTS =
+      OptionSpec.plain(
+          "tlsRootCerts",
+          "a path to PEM certificates",
+          null,
+          OptionScope.CONNECTION,
+          "With `grpc+tls://`: the certificate authorities to trust instead of the JVM's default"
+              + " trust store, e.g. a private CA. Read on the driver; its content goes to"
+              + " executors with the job.");
+
+  public static final OptionSpec DISABLE_CERTIFICATE_VERIFICATION =
+      OptionSpec.plain(
+          "disableCertificateVerification",
+          "`true` or `false`",
+          "false",
+          OptionScope.CONNECTION,
+          "With `grpc+tls://`: `true` accepts any server certificate, without checking who"
+              + " signed it or whom it names. The connection is encrypted but not authenticated:"
+              + " for tests only. Logs a warning.");
+
+  public static final OptionSpec CLIENT_CERTIFICATE =
+      OptionSpec.plain(
+          "clientCertificate",
+          "a path to a PEM certificate chain",
+          null,
+          OptionScope.CONNECTION,
+          "Mutual TLS: the client's certificate chain, with `clientKey`. Read on the driver.");
+
+  public static final OptionSpec CLIENT_KEY =
+      OptionSpec.secret(
+          "clientKey",
+          "a path to a PEM PKCS#8 private key",
+          OptionScope.CONNECTION,
+          "Mutual TLS: the private key of `clientCertificate`. Read on the driver; the key (not"
+              + " the path) goes to executors with the job and is never printed.");
+
+  public static final OptionSpec HEADER =
+      OptionSpec.secret(
+          "header.<name>",
+          "any text",
+          OptionScope.CONNECTION,
+          "An extra gRPC header `<name>: <value>` sent on every call, e.g."
+              + " `header.x-tenant`. Values are treated as secrets.");
+
+  public static final OptionSpec CONNECT_TIMEOUT =
+      OptionSpec.plain(
+          "connectTimeout",
+          "a duration such as `500ms`, `30s` or `2m`",
+          "30s",
+          OptionScope.CONNECTION,
+          "How long to wait for a TCP connection (and its TLS handshake) to the server.");
+
+  public static final OptionSpec CALL_TIMEOUT =
+      OptionSpec.plain(
+          "callTimeout",
+          "a duration such as `500ms`, `30s` or `2m`",
+          null,
+          OptionScope.CONNECTION,
+          "The deadline of each call to the server; none by default. A DoGet (the reading of a"
+              + " partition) is bounded until its first message (the schema) arrives, not for"
+              + " the whole stream; an upload (DoPut) is not bounded, as its length depends on"
+              + " the data. A call past it fails with DEADLINE_EXCEEDED.");
+
+  public static final OptionSpec MAX_INBOUND_MESSAGE_SIZE =
+      OptionSpec.plain(
+          "maxInboundMessageSize",
+          "a positive number of bytes",
+          "2147483647",
+          OptionScope.CONNECTION,
+          "The largest gRPC message (one Arrow record batch) accepted from the server.");
+
+  public static final OptionSpec ALLOW_INSECURE_LOCATIONS =
+      OptionSpec.plain(
+          "allowInsecureLocations",
+          "`true` or `false`",
+          "false",
+          OptionScope.CONNECTION,
+          "Whether an endpoint location in plaintext (`grpc+tcp://`) may be read when `uri` uses"
+              + " TLS. Credentials, headers and cookies go to every location read, so by default"
+              + " such a location is refused.");
 
   public static final OptionSpec QUERY =
       OptionSpec.plain(
@@ -89,16 +234,21 @@ public final class FlightSqlOptions {
           "catalog",
           "a catalog name",
           null,
-          OptionScope.WRITE,
-          "The catalog of the table written, when `dbtable` does not name one.");
+          OptionScope.READ_WRITE,
+          "The session's default catalog. Sent with Flight's SetSessionOptions where the server"
+              + " has it, so queries and statements resolve unqualified names in it. Where the"
+              + " server does not, a read with an unqualified `dbtable` is qualified with it. A"
+              + " write qualifies its table with it when `dbtable` names no catalog.");
 
   public static final OptionSpec SCHEMA =
       OptionSpec.plain(
           "schema",
           "a schema name",
           null,
-          OptionScope.WRITE,
-          "The schema of the table written, when `dbtable` does not name one.");
+          OptionScope.READ_WRITE,
+          "The session's default schema, like `catalog`: SetSessionOptions where the server has"
+              + " it, else a qualifier of an unqualified `dbtable`; a write qualifies its table"
+              + " with it when `dbtable` names no schema.");
 
   public static final OptionSpec WRITE_METHOD =
       OptionSpec.plain(
@@ -164,6 +314,22 @@ public final class FlightSqlOptions {
       Collections.unmodifiableList(
           Arrays.asList(
               URI,
+              USERNAME,
+              PASSWORD,
+              PASSWORD_ENV,
+              PASSWORD_FILE,
+              TOKEN,
+              TOKEN_ENV,
+              TOKEN_FILE,
+              TLS_ROOT_CERTS,
+              DISABLE_CERTIFICATE_VERIFICATION,
+              CLIENT_CERTIFICATE,
+              CLIENT_KEY,
+              HEADER,
+              CONNECT_TIMEOUT,
+              CALL_TIMEOUT,
+              MAX_INBOUND_MESSAGE_SIZE,
+              ALLOW_INSECURE_LOCATIONS,
               QUERY,
               DBTABLE,
               DECIMAL_OVERFLOW,
@@ -184,6 +350,9 @@ public final class FlightSqlOptions {
               Collectors.toMap(o -> o.name().toLowerCase(Locale.ROOT), Function.identity()));
 
   private FlightSqlOptions() {}
+
+  /** The prefix of the options {@code header.<name>}. */
+  public static final String HEADER_PREFIX = "header.";
 
   /** Every option, in documentation order. */
   public static List<OptionSpec> all() {

@@ -1,6 +1,8 @@
 package io.flightsql.spark.config;
 
+import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
@@ -10,19 +12,20 @@ import java.util.Optional;
 
 /**
  * The validated options of one read, built once on the driver and shipped to executors with each
- * partition. Immutable. Holds no secrets yet; when it does, {@link #toString()} must not show them.
+ * partition. Immutable. Its connection settings hold secrets, which {@link #toString()} does not
+ * show.
  */
 public final class FlightSqlReadConfig implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  private final FlightUri uri;
+  private final ConnectionSettings connection;
   private final String query;
   private final String table;
   private final TypeMappingOptions typeOptions;
 
   private FlightSqlReadConfig(
-      FlightUri uri, String query, String table, TypeMappingOptions typeOptions) {
-    this.uri = uri;
+      ConnectionSettings connection, String query, String table, TypeMappingOptions typeOptions) {
+    this.connection = connection;
     this.query = query;
     this.table = table;
     this.typeOptions = typeOptions;
@@ -35,7 +38,7 @@ public final class FlightSqlReadConfig implements Serializable {
    */
   public static FlightSqlReadConfig from(Map<String, String> options) {
     OptionReader reader = OptionReader.of(options);
-    FlightUri uri = reader.uri();
+    ConnectionSettings connection = ConnectionOptions.from(reader);
     Optional<String> query = reader.optional(FlightSqlOptions.QUERY);
     Optional<String> table = reader.optional(FlightSqlOptions.DBTABLE);
     if (query.isPresent() && table.isPresent()) {
@@ -52,11 +55,11 @@ public final class FlightSqlReadConfig implements Serializable {
             reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
                 == MixedUnions.STRING);
     if (table.isPresent()) {
-      return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get(), typeOptions);
+      return new FlightSqlReadConfig(connection, "SELECT * FROM " + table.get(), table.get(), typeOptions);
     }
     if (query.isPresent()) {
       return new FlightSqlReadConfig(
-          uri, stripTrailingSemicolons(query.get()), null, typeOptions);
+          connection, stripTrailingSemicolons(query.get()), null, typeOptions);
     }
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
@@ -78,12 +81,52 @@ public final class FlightSqlReadConfig implements Serializable {
   }
 
   public FlightUri uri() {
-    return uri;
+    return connection.uri();
+  }
+
+  /** How to reach the server, with credentials; never printed. */
+  public ConnectionSettings connection() {
+    return connection;
   }
 
   /** The SQL sent to the server. */
   public String query() {
     return query;
+  }
+
+  /**
+   * The SQL sent to the server by a session that could, or could not, make options {@code
+   * catalog} and {@code schema} its defaults (SetSessionOptions). Where it could not, an
+   * unqualified {@code dbtable} is qualified with them, in double quotes; a {@code query} is sent
+   * as written.
+   */
+  public String query(boolean sessionHasDefaults) {
+    if (sessionHasDefaults
+        || table == null
+        || (connection.catalog() == null && connection.schema() == null)) {
+      return query;
+    }
+    TableRef parsed;
+    try {
+      parsed = TableRef.parse(table, null, null);
+    } catch (IllegalArgumentException e) {
+      return query;
+    }
+    if (parsed.schema() != null || parsed.catalog() != null) {
+      return query;
+    }
+    StringBuilder qualified = new StringBuilder("SELECT * FROM ");
+    if (connection.catalog() != null) {
+      qualified.append(quote(connection.catalog())).append('.');
+    }
+    if (connection.schema() != null) {
+      qualified.append(quote(connection.schema())).append('.');
+    }
+    return qualified.append(table.trim()).toString();
+  }
+
+  private static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
   }
 
   /** The table read, when the read names one with {@code dbtable}. */
@@ -103,6 +146,6 @@ public final class FlightSqlReadConfig implements Serializable {
 
   @Override
   public String toString() {
-    return "FlightSqlReadConfig{uri=" + uri + ", query=" + query + ", " + typeOptions + "}";
+    return "FlightSqlReadConfig{" + connection + ", query=" + query + ", " + typeOptions + "}";
   }
 }

@@ -1,5 +1,6 @@
 package io.flightsql.spark.config;
 
+import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.sql.SqlDialect;
@@ -10,8 +11,8 @@ import java.util.Optional;
 
 /**
  * The validated options of one write, built on the driver and shipped to executors with the
- * writer factory. Immutable. Holds no secrets yet; when it does, {@link #toString()} must not show
- * them.
+ * writer factory. Immutable. Its connection settings hold secrets, which {@link #toString()} does
+ * not show.
  */
 public final class FlightSqlWriteConfig implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -30,7 +31,7 @@ public final class FlightSqlWriteConfig implements Serializable {
     }
   }
 
-  private final FlightUri uri;
+  private final ConnectionSettings connection;
   private final TableRef table;
   private final WriteMethod method;
   private final int batchRows;
@@ -40,7 +41,7 @@ public final class FlightSqlWriteConfig implements Serializable {
   private final SqlDialect dialect;
 
   private FlightSqlWriteConfig(
-      FlightUri uri,
+      ConnectionSettings connection,
       TableRef table,
       WriteMethod method,
       int batchRows,
@@ -48,7 +49,7 @@ public final class FlightSqlWriteConfig implements Serializable {
       boolean truncate,
       boolean atomic,
       SqlDialect dialect) {
-    this.uri = uri;
+    this.connection = connection;
     this.table = table;
     this.method = method;
     this.batchRows = batchRows;
@@ -65,7 +66,7 @@ public final class FlightSqlWriteConfig implements Serializable {
    */
   public static FlightSqlWriteConfig from(Map<String, String> options) {
     OptionReader reader = OptionReader.of(options);
-    FlightUri uri = reader.uri();
+    ConnectionSettings connection = ConnectionOptions.from(reader);
     if (reader.optional(FlightSqlOptions.QUERY).isPresent()) {
       throw new IllegalArgumentException(
           "Option 'query' cannot be used to write; name the table to write with 'dbtable'");
@@ -86,7 +87,7 @@ public final class FlightSqlWriteConfig implements Serializable {
       throw OptionReader.invalid(FlightSqlOptions.DBTABLE, dbtable.get(), e.getMessage());
     }
     return new FlightSqlWriteConfig(
-        uri,
+        connection,
         table,
         reader.choice(FlightSqlOptions.WRITE_METHOD, WriteMethod.class, WriteMethod.AUTO),
         (int) reader.positiveLong(FlightSqlOptions.BATCH_SIZE, Integer.MAX_VALUE),
@@ -115,7 +116,12 @@ public final class FlightSqlWriteConfig implements Serializable {
   }
 
   public FlightUri uri() {
-    return uri;
+    return connection.uri();
+  }
+
+  /** How to reach the server, with credentials; never printed. */
+  public ConnectionSettings connection() {
+    return connection;
   }
 
   public TableRef table() {
@@ -146,8 +152,8 @@ public final class FlightSqlWriteConfig implements Serializable {
 
   @Override
   public String toString() {
-    return "FlightSqlWriteConfig{uri="
-        + uri
+    return "FlightSqlWriteConfig{"
+        + connection
         + ", table="
         + table
         + ", writeMethod="

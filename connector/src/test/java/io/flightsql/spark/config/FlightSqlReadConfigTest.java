@@ -106,4 +106,20 @@ class FlightSqlReadConfigTest {
       assertThat(copy.query()).isEqualTo("SELECT * FROM t");
     }
   }
+
+  @Test
+  void catalogAndSchemaQualifyAnUnqualifiedTableOnlyWithoutSessionDefaults() {
+    FlightSqlReadConfig config =
+        FlightSqlReadConfig.from(
+            options("uri", "grpc://h:1", "dbtable", "orders", "catalog", "sales", "schema", "q\"1"));
+    assertThat(config.query(true)).isEqualTo("SELECT * FROM orders");
+    assertThat(config.query(false)).isEqualTo("SELECT * FROM \"sales\".\"q\"\"1\".orders");
+    FlightSqlReadConfig qualified =
+        FlightSqlReadConfig.from(
+            options("uri", "grpc://h:1", "dbtable", "main.orders", "schema", "other"));
+    assertThat(qualified.query(false)).isEqualTo("SELECT * FROM main.orders");
+    FlightSqlReadConfig query =
+        FlightSqlReadConfig.from(options("uri", "grpc://h:1", "query", "SELECT 1", "schema", "s"));
+    assertThat(query.query(false)).isEqualTo("SELECT 1");
+  }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.grpc.Status;
 import java.util.ArrayList;
@@ -251,7 +252,8 @@ class HandBuiltFlightSqlServerTest {
   void connectorSessionReadsASample() throws Exception {
     HandBuiltDatasets.Sample sample = sample("timestamps");
     try (FlightSqlSession session =
-        FlightSqlSession.open(FlightUri.parse(server.uri()), "handbuilt-test")) {
+        FlightSqlSession.open(
+            ConnectionSettings.of(FlightUri.parse(server.uri())), "handbuilt-test")) {
       assertThat(session.resultSchema(sample.name())).isEqualTo(sample.schema());
       FlightInfo info = session.execute(sample.name());
       FlightEndpoint endpoint = info.getEndpoints().get(0);

@@ -1,0 +1,258 @@
+package io.flightsql.spark.client;
+
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.CallOptions;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightGrpcUtils;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.auth2.BasicAuthCredentialWriter;
+import org.apache.arrow.flight.grpc.CredentialCallOption;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Flight SQL client of one session to one server, through which every call of the connector
+ * goes: a thin decorator over Arrow's {@link FlightSqlClient} that adds, to every call, the
+ * session's headers, credentials and cookies (by the {@link CallState} middleware of its Flight
+ * client) and the deadline of option {@code callTimeout}; logs in with basic authentication before
+ * the first call; and, when the server refuses a token (UNAUTHENTICATED), logs in again and retries
+ * that call once. Not thread-safe, like its session.
+ *
+ * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline. A DoGet would
+ * be cut off mid-stream by a deadline, so it is bounded only until its first message (the schema)
+ * arrives. A DoPut's length depends on the data, so it has none.
+ */
+final class FlightSqlClientWithOptions implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlClientWithOptions.class);
+
+  private static final ScheduledExecutorService TIMERS =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "flightsql-call-timeouts");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final FlightUri target;
+  private final CallState state;
+  private final FlightClient client;
+  private final FlightSqlClient sql;
+
+  FlightSqlClientWithOptions(FlightUri target, CallState state, BufferAllocator allocator) {
+    this.target = target;
+    this.state = state;
+    this.client =
+        FlightGrpcUtils.createFlightClient(
+            allocator,
+            new SharedChannel(FlightChannels.channel(target, state.settings())),
+            Collections.singletonList(state));
+    this.sql = new FlightSqlClient(client);
+  }
+
+  FlightUri target() {
+    return target;
+  }
+
+  FlightInfo execute(String query) {
+    return call(() -> sql.execute(query, deadline()));
+  }
+
+  SchemaResult getExecuteSchema(String query) {
+    return call(() -> sql.getExecuteSchema(query, deadline()));
+  }
+
+  FlightSqlClient.PreparedStatement prepare(String query) {
+    return call(() -> sql.prepare(query, deadline()));
+  }
+
+  FlightInfo getSqlInfo() {
+    return call(() -> sql.getSqlInfo(new int[0], deadline()));
+  }
+
+  FlightInfo getTables(String catalog, String schema, String table) {
+    return call(() -> sql.getTables(catalog, schema, table, null, false, deadline()));
+  }
+
+  long executeUpdate(String statement, byte[] transactionId) {
+    return call(
+        () ->
+            transactionId == null
+                ? sql.executeUpdate(statement, deadline())
+                : sql.executeUpdate(
+                    statement, new FlightSqlClient.Transaction(transactionId), deadline()));
+  }
+
+  byte[] beginTransaction() {
+    return call(() -> sql.beginTransaction(deadline()).getTransactionId());
+  }
+
+  void commit(byte[] transactionId) {
+    call(
+        () -> {
+          sql.commit(new FlightSqlClient.Transaction(transactionId), deadline());
+          return null;
+        });
+  }
+
+  void rollback(byte[] transactionId) {
+    call(
+        () -> {
+          sql.rollback(new FlightSqlClient.Transaction(transactionId), deadline());
+          return null;
+        });
+  }
+
+  SetSessionOptionsResult setSessionOptions(SetSessionOptionsRequest request) {
+    return call(() -> client.setSessionOptions(request, deadline()));
+  }
+
+  /** Runs an action and reads its whole answer, so that failures surface here. */
+  java.util.List<Result> doAction(Action action) {
+    return call(
+        () -> {
+          java.util.List<Result> results = new java.util.ArrayList<>();
+          Iterator<Result> answer = client.doAction(action, deadline());
+          answer.forEachRemaining(results::add);
+          return results;
+        });
+  }
+
+  FlightClient.ClientStreamListener startPut(
+      FlightDescriptor descriptor, VectorSchemaRoot root, FlightClient.PutListener listener) {
+    loginIfNeeded();
+    return client.startPut(descriptor, root, listener);
+  }
+
+  /**
+   * Opens the stream of a ticket and waits for its first message, within {@code callTimeout}, so
+   * that connection, authentication and server errors surface here.
+   */
+  FlightStream getStream(Ticket ticket) {
+    return call(() -> openStream(ticket));
+  }
+
+  private FlightStream openStream(Ticket ticket) {
+    FlightStream stream = client.getStream(ticket);
+    long timeout = state.settings().callTimeoutMillis();
+    AtomicBoolean answered = new AtomicBoolean();
+    AtomicBoolean timedOut = new AtomicBoolean();
+    ScheduledFuture<?> timer = null;
+    if (timeout > 0) {
+      timer =
+          TIMERS.schedule(
+              () -> {
+                if (!answered.get()) {
+                  timedOut.set(true);
+                  stream.cancel("no answer within callTimeout", null);
+                }
+              },
+              timeout,
+              TimeUnit.MILLISECONDS);
+    }
+    try {
+      stream.getSchema();
+      answered.set(true);
+      return stream;
+    } catch (RuntimeException e) {
+      closeQuietly(stream, e);
+      if (timedOut.get()) {
+        FlightRuntimeException deadline =
+            CallStatus.TIMED_OUT
+                .withDescription(
+                    "the server sent nothing within option 'callTimeout' (" + timeout + " ms)")
+                .toRuntimeException();
+        deadline.addSuppressed(e);
+        throw deadline;
+      }
+      throw e;
+    } finally {
+      if (timer != null) {
+        timer.cancel(false);
+      }
+    }
+  }
+
+  private CallOption[] deadline() {
+    long timeout = state.settings().callTimeoutMillis();
+    return timeout > 0
+        ? new CallOption[] {CallOptions.timeout(timeout, TimeUnit.MILLISECONDS)}
+        : new CallOption[0];
+  }
+
+  /** Runs one call: logs in first if needed, and once more if the server refuses the token. */
+  private <T> T call(Supplier<T> rpc) {
+    loginIfNeeded();
+    try {
+      return rpc.get();
+    } catch (FlightRuntimeException e) {
+      if (e.status().code() != FlightStatusCode.UNAUTHENTICATED || !state.settings().basicAuth()) {
+        throw e;
+      }
+      LOG.info("{} refused the bearer token (UNAUTHENTICATED); logging in again", target);
+      state.tokenRefused();
+      try {
+        loginIfNeeded();
+      } catch (RuntimeException loginFailed) {
+        loginFailed.addSuppressed(e);
+        throw loginFailed;
+      }
+      return rpc.get();
+    }
+  }
+
+  /**
+   * Basic authentication: a Flight handshake with {@code authorization: Basic ...}; the server
+   * answers with a bearer token, which the middleware keeps for every later call.
+   */
+  private void loginIfNeeded() {
+    if (!state.needsLogin()) {
+      return;
+    }
+    ConnectionSettings settings = state.settings();
+    client.handshake(
+        new CredentialCallOption(
+            new BasicAuthCredentialWriter(settings.username(), settings.password())));
+    if (state.needsLogin()) {
+      throw CallStatus.UNAUTHENTICATED
+          .withDescription(
+              "the server accepted the handshake but sent no bearer token (authorization header)")
+          .toRuntimeException();
+    }
+    LOG.debug("Logged in to {} as {}", target, settings.username());
+  }
+
+  private static void closeQuietly(AutoCloseable closeable, Throwable primary) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      primary.addSuppressed(e);
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    client.close();
+  }
+}
