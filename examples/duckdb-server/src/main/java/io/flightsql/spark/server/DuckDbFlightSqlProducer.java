@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -210,6 +211,16 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     } catch (FlightRuntimeException | SQLException e) {
       listener.error(e);
     }
+  }
+
+  /** Names the action in the call's record before the usual dispatch. */
+  @Override
+  public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
+    CallRecorder.Call call = context.getMiddleware(CallRecorder.KEY);
+    if (call != null) {
+      call.action(action.getType());
+    }
+    FlightSqlProducer.super.doAction(context, action, listener);
   }
 
   // ---- Statement updates and bulk ingestion

@@ -11,7 +11,10 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth2.Auth2Constants;
+import org.apache.arrow.flight.auth2.ServerCallHeaderAuthMiddleware;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
@@ -29,6 +32,13 @@ import org.slf4j.LoggerFactory;
  * <p>Columns reach clients with the Arrow types that DuckDB exports them as (the module's
  * ARROW_TYPES.md has the table), which DuckDB's Arrow settings change ({@link Builder#setting}).
  * ENUM columns arrive dictionary-encoded, with their dictionaries in the stream.
+ *
+ * <p>Security is off by default and each part can be turned on: TLS ({@link Builder#tls}, then
+ * {@link #uri()} is {@code grpc+tls://}), client certificates ({@link
+ * Builder#clientCertificates}), Flight basic authentication that hands out bearer tokens ({@link
+ * Builder#basicAuth}) and a fixed bearer token ({@link Builder#bearerToken}). {@link
+ * TestCertificates} makes certificates for tests. Every call's method and request headers are
+ * recorded ({@link #recordedCalls()}), so that tests can check what a client sent.
  *
  * <p>Clients can write too: statement updates, bulk ingestion of Arrow uploads into new or existing
  * tables (CommandStatementIngest), prepared statements with parameters bound in Arrow batches, and
@@ -51,7 +61,10 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DuckDbFlightSqlServer.class);
 
   private final String host;
+  private final boolean tls;
   private final FlightServer server;
+  private final CallRecorder recorder;
+  private final ServerAuthenticator authenticator;
   private final DuckDbFlightSqlProducer producer;
   private final DuckDbDatabase database;
   private final BufferAllocator serverAllocator;
@@ -60,13 +73,19 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
 
   private DuckDbFlightSqlServer(
       String host,
+      boolean tls,
       FlightServer server,
+      CallRecorder recorder,
+      ServerAuthenticator authenticator,
       DuckDbFlightSqlProducer producer,
       DuckDbDatabase database,
       BufferAllocator serverAllocator,
       BufferAllocator rootAllocator) {
     this.host = host;
+    this.tls = tls;
     this.server = server;
+    this.recorder = recorder;
+    this.authenticator = authenticator;
     this.producer = producer;
     this.database = database;
     this.serverAllocator = serverAllocator;
@@ -78,11 +97,12 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   }
 
   /**
-   * Where clients connect: {@code grpc://<host>:<port>}, for example {@code grpc://127.0.0.1:4321}.
+   * Where clients connect: {@code grpc://<host>:<port>}, for example {@code grpc://127.0.0.1:4321},
+   * or {@code grpc+tls://<host>:<port>} with TLS.
    */
   public String uri() {
     String uriHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-    return "grpc://" + uriHost + ":" + port();
+    return (tls ? "grpc+tls://" : "grpc://") + uriHost + ":" + port();
   }
 
   /** The port the server listens on; the one picked by the system when the builder asked for 0. */
@@ -112,6 +132,35 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
       throw new IllegalArgumentException(
           "DuckDB could not execute '" + QuerySql.abbreviate(sql, 200) + "': " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Every call that reached the server since it started or since {@link #clearRecordedCalls()},
+   * oldest first, with its method and request headers; calls refused for want of credentials
+   * included. Always recorded.
+   */
+  public List<RecordedCall> recordedCalls() {
+    return recorder.recorded();
+  }
+
+  /** Forgets the calls recorded so far. */
+  public void clearRecordedCalls() {
+    recorder.clear();
+  }
+
+  /**
+   * Invalidates every bearer token that basic authentication has handed out so far: the next call
+   * that sends one is refused with {@code UNAUTHENTICATED} and must authenticate again. The fixed
+   * {@link Builder#bearerToken} stays valid. For tests of re-authentication.
+   *
+   * @throws IllegalStateException if the server has no basic authentication
+   */
+  public void expireTokens() {
+    if (authenticator == null) {
+      throw new IllegalStateException(
+          "The Flight SQL server at " + uri() + " has no authentication: no tokens to expire");
+    }
+    authenticator.expireTokens();
   }
 
   /** Arrow memory the server holds right now, in bytes: zero between calls. For tests. */
@@ -248,6 +297,12 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     private int batchRows = 65_536;
     private Path data;
     private final List<DuckDbSetting> settings = new ArrayList<>();
+    private String username;
+    private String password;
+    private String bearerToken;
+    private Path tlsCertificateChain;
+    private Path tlsPrivateKey;
+    private Path trustedClientCa;
 
     private Builder() {}
 
@@ -334,6 +389,78 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
 
     /**
+     * Turns on Flight basic authentication: a call whose {@code authorization} header is {@code
+     * Basic base64(username:password)} is answered with a bearer token in the response header
+     * {@code authorization: Bearer <token>}, which later calls send instead. Every call without
+     * valid credentials fails with {@code UNAUTHENTICATED}. Combines with {@link #bearerToken}: a
+     * call is accepted with either.
+     *
+     * @param username not empty, without ':'
+     * @param password not empty
+     */
+    public Builder basicAuth(String username, String password) {
+      if (username == null || username.isEmpty() || username.indexOf(':') >= 0) {
+        throw new IllegalArgumentException(
+            "Invalid value '"
+                + username
+                + "' for option 'username': expected a non-empty name without ':'");
+      }
+      if (password == null || password.isEmpty()) {
+        // The value is a secret: it is never repeated in a message.
+        throw new IllegalArgumentException(
+            "Invalid value for option 'password': expected a non-empty password");
+      }
+      this.username = username;
+      this.password = password;
+      return this;
+    }
+
+    /**
+     * Turns on authentication by a fixed bearer token: calls must send {@code authorization: Bearer
+     * <token>} (or basic credentials, if {@link #basicAuth} is set too), or fail with {@code
+     * UNAUTHENTICATED}.
+     */
+    public Builder bearerToken(String token) {
+      if (token == null || token.isBlank() || !token.strip().equals(token)) {
+        throw new IllegalArgumentException(
+            "Invalid value for option 'bearerToken': expected a non-empty token without"
+                + " surrounding spaces");
+      }
+      this.bearerToken = token;
+      return this;
+    }
+
+    /**
+     * Serves over TLS with this certificate chain and private key (PEM files; the key unencrypted
+     * PKCS#8); {@link DuckDbFlightSqlServer#uri()} then starts with {@code grpc+tls://}. See {@link
+     * TestCertificates}.
+     */
+    public Builder tls(Path certificateChainPem, Path privateKeyPem) {
+      if (certificateChainPem == null || privateKeyPem == null) {
+        throw new IllegalArgumentException(
+            "Invalid value 'null' for option 'tls': expected a certificate chain and a private key"
+                + " (PEM files)");
+      }
+      this.tlsCertificateChain = certificateChainPem;
+      this.tlsPrivateKey = privateKeyPem;
+      return this;
+    }
+
+    /**
+     * Mutual TLS: clients must present a certificate signed by this CA (a PEM file), or the TLS
+     * handshake fails. Needs {@link #tls}.
+     */
+    public Builder clientCertificates(Path trustedClientCaPem) {
+      if (trustedClientCaPem == null) {
+        throw new IllegalArgumentException(
+            "Invalid value 'null' for option 'clientCertificates': expected a CA certificate (PEM"
+                + " file)");
+      }
+      this.trustedClientCa = trustedClientCaPem;
+      return this;
+    }
+
+    /**
      * Creates the database, loads the data and starts listening.
      *
      * @throws IOException if the port cannot be bound or the data cannot be loaded
@@ -342,6 +469,16 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     public DuckDbFlightSqlServer start() throws IOException {
       if (data != null && !Files.exists(data)) {
         throw new IOException("Invalid value '" + data + "' for option 'data': no such file");
+      }
+      if (trustedClientCa != null && tlsCertificateChain == null) {
+        throw new IllegalArgumentException(
+            "Option 'clientCertificates' needs TLS: set tls(certificateChain, privateKey) too");
+      }
+      for (Path file : new Path[] {tlsCertificateChain, tlsPrivateKey, trustedClientCa}) {
+        if (file != null && !Files.isReadable(file)) {
+          throw new IOException(
+              "Invalid value '" + file + "' for option 'tls': no such readable file");
+        }
       }
       long startNanos = System.nanoTime();
       Deque<AutoCloseable> opened = new ArrayDeque<>();
@@ -365,22 +502,36 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
         opened.push(producerAllocator);
         DuckDbFlightSqlProducer producer =
             new DuckDbFlightSqlProducer(database, producerAllocator, endpoints, batchRows);
-        FlightServer server = flightServer(serverAllocator, producer);
+        CallRecorder recorder = new CallRecorder();
+        ServerAuthenticator authenticator =
+            password == null && bearerToken == null
+                ? null
+                : new ServerAuthenticator(username, password, bearerToken);
+        FlightServer server = flightServer(serverAllocator, producer, recorder, authenticator);
         opened.push(server);
         server.start();
         DuckDbFlightSqlServer started =
             new DuckDbFlightSqlServer(
-                host, server, producer, database, serverAllocator, rootAllocator);
+                host,
+                tlsCertificateChain != null,
+                server,
+                recorder,
+                authenticator,
+                producer,
+                database,
+                serverAllocator,
+                rootAllocator);
         LOG.info(
             "Flight SQL server on {} started in {} ms (DuckDB {}, lineitem {} rows, {} endpoints"
-                + " per query, {} rows per batch, settings {})",
+                + " per query, {} rows per batch, settings {}, {})",
             started.uri(),
             (System.nanoTime() - startNanos) / 1_000_000,
             database.version(),
             lineitemRows,
             endpoints,
             batchRows,
-            settings);
+            settings,
+            security());
         return started;
       } catch (SQLException e) {
         IOException failure =
@@ -394,12 +545,51 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
 
     /**
-     * The Flight server around {@code producer}. Authentication, middleware and TLS belong here, on
-     * the Flight server builder.
+     * The Flight server around {@code producer}, with its middleware in this order: the call
+     * recorder (so that refused calls are recorded too), then authentication.
      */
-    private FlightServer flightServer(BufferAllocator allocator, DuckDbFlightSqlProducer producer) {
-      Location location = Location.forGrpcInsecure(host, port);
-      return FlightServer.builder(allocator, location, producer).build();
+    private FlightServer flightServer(
+        BufferAllocator allocator,
+        DuckDbFlightSqlProducer producer,
+        CallRecorder recorder,
+        ServerAuthenticator authenticator)
+        throws IOException {
+      Location location =
+          tlsCertificateChain == null
+              ? Location.forGrpcInsecure(host, port)
+              : Location.forGrpcTls(host, port);
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer);
+      builder.middleware(CallRecorder.KEY, recorder);
+      if (authenticator != null) {
+        // Registered here rather than through headerAuthenticator(), which would put it after
+        // every other middleware; under Arrow's own key, so that peerIdentity() reports the user.
+        builder.middleware(
+            FlightServerMiddleware.Key.of(Auth2Constants.AUTHORIZATION_HEADER),
+            new ServerCallHeaderAuthMiddleware.Factory(authenticator));
+      }
+      if (tlsCertificateChain != null) {
+        builder.useTls(tlsCertificateChain.toFile(), tlsPrivateKey.toFile());
+      }
+      if (trustedClientCa != null) {
+        builder.useMTlsClientVerification(trustedClientCa.toFile());
+      }
+      return builder.build();
+    }
+
+    /** The security settings for the start-up log line, without secrets. */
+    private String security() {
+      List<String> parts = new ArrayList<>();
+      parts.add(tlsCertificateChain == null ? "no TLS" : "TLS");
+      if (trustedClientCa != null) {
+        parts.add("client certificates required");
+      }
+      if (password != null) {
+        parts.add("basic auth for user '" + username + "'");
+      }
+      if (bearerToken != null) {
+        parts.add("fixed bearer token");
+      }
+      return String.join(", ", parts);
     }
 
     private static int check(String option, int value, int min, int max) {
