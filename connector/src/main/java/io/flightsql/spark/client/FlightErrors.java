@@ -86,21 +86,25 @@ public final class FlightErrors {
     for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
       messages.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
     }
-    String text = messages.toString();
+    // Lower case: the JDK's and OpenSSL's TLS engines spell the same alerts differently.
+    String text = messages.toString().toLowerCase(java.util.Locale.ROOT);
     if (text.contains("certificate_required") || text.contains("bad_certificate")) {
       return "The server requires a client certificate (mutual TLS) it trusts: give options"
           + " 'clientCertificate' and 'clientKey'";
     }
-    if (text.contains("PKIX path") || text.contains("CertificateException")
+    if (text.contains("pkix path")
+        || text.contains("certificateexception")
         || text.contains("unable to find valid certification path")
-        || text.contains("No subject alternative")
-        || text.contains("No name matching")) {
+        || text.contains("certificate_verify_failed")
+        || text.contains("no subject alternative")
+        || text.contains("no name matching")) {
       return "The server's TLS certificate is not trusted: give the CA that signed it with option"
           + " 'tlsRootCerts' (a PEM file), or, for tests only, set"
           + " 'disableCertificateVerification' to true";
     }
-    if (text.contains("SSLHandshakeException") || text.contains("NotSslRecordException")
-        || text.contains("not an SSL/TLS record")) {
+    if (text.contains("sslhandshakeexception")
+        || text.contains("notsslrecordexception")
+        || text.contains("not an ssl/tls record")) {
       return "The TLS handshake failed: check that the server uses TLS (grpc+tls://) or not"
           + " (grpc://), and options 'tlsRootCerts', 'clientCertificate' and 'clientKey'";
     }

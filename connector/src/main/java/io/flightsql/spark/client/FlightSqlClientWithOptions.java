@@ -231,9 +231,22 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
       return;
     }
     ConnectionSettings settings = state.settings();
-    client.handshake(
-        new CredentialCallOption(
-            new BasicAuthCredentialWriter(settings.username(), settings.password())));
+    try {
+      client.handshake(
+          new CredentialCallOption(
+              new BasicAuthCredentialWriter(settings.username(), settings.password())));
+    } catch (FlightRuntimeException e) {
+      throw e.status()
+          .code()
+          .toStatus()
+          .withDescription(
+              "basic authentication (Handshake) as user '"
+                  + settings.username()
+                  + "' failed: "
+                  + e.status().description())
+          .withCause(e)
+          .toRuntimeException();
+    }
     if (state.needsLogin()) {
       throw CallStatus.UNAUTHENTICATED
           .withDescription(

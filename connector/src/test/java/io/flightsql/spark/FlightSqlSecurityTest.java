@@ -1,0 +1,271 @@
+package io.flightsql.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.server.RecordedCall;
+import io.flightsql.spark.server.TestCertificates;
+import io.flightsql.spark.testing.SparkTestSupport;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reads and writes against the embedded server with authentication, TLS, mutual TLS, extra headers
+ * and timeouts, checking what the server received (its recorded calls) and what users see when
+ * something is wrong.
+ */
+class FlightSqlSecurityTest {
+  private static final String PASSWORD = "pw-Secr3t-basic";
+  private static final String TOKEN = "tok-Secr3t-bearer";
+  private static final String RANGE = "SELECT * FROM range(0, 1000) t(id)";
+
+  @TempDir static Path certificateDirectory;
+  private static TestCertificates certificates;
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    certificates = TestCertificates.create(certificateDirectory);
+    spark = SparkTestSupport.newSession("FlightSqlSecurityTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  @AfterEach
+  void noLeaks() throws InterruptedException {
+    SparkTestSupport.assertNoArrowMemoryLeft();
+  }
+
+  private static DuckDbFlightSqlServer.Builder server() {
+    return DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(0);
+  }
+
+  private static DataFrameReader reader(DuckDbFlightSqlServer server, Map<String, String> options) {
+    return spark.read().format("flightsql").option("uri", server.uri()).options(options);
+  }
+
+  private static long count(DuckDbFlightSqlServer server, Map<String, String> options) {
+    return reader(server, options).option("query", RANGE).load().count();
+  }
+
+  private static void write(
+      DuckDbFlightSqlServer server, Map<String, String> options, String table) {
+    spark
+        .range(0, 100)
+        .toDF("id")
+        .write()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .options(options)
+        .option("dbtable", table)
+        .mode("overwrite")
+        .save();
+  }
+
+  private static Map<String, String> options(String... keyValues) {
+    Map<String, String> map = new HashMap<>();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      map.put(keyValues[i], keyValues[i + 1]);
+    }
+    return map;
+  }
+
+  private static Set<String> methods(List<RecordedCall> calls) {
+    return calls.stream().map(RecordedCall::method).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  @Test
+  void basicAuthReadsAndWritesWithOneLoginAndTheTokenOnEveryCall() throws Exception {
+    try (DuckDbFlightSqlServer server = server().basicAuth("alice", PASSWORD).start()) {
+      Map<String, String> auth = options("username", "alice", "password", PASSWORD);
+      assertThat(count(server, auth)).isEqualTo(1000);
+      write(server, auth, "basic_written");
+      assertThat(reader(server, auth).option("dbtable", "basic_written").load().count())
+          .isEqualTo(100);
+
+      List<RecordedCall> calls = server.recordedCalls();
+      assertThat(methods(calls))
+          .contains("Handshake", "GetSchema", "GetFlightInfo", "DoGet", "DoPut");
+      // Driver and executors share the token of this JVM's one login.
+      assertThat(calls.stream().filter(c -> c.method().equals("Handshake")).count()).isEqualTo(1);
+      for (RecordedCall call : calls) {
+        if (!call.method().equals("Handshake")) {
+          assertThat(call.header("authorization")).as(call.method()).startsWith("Bearer ");
+        }
+      }
+    }
+  }
+
+  @Test
+  void aTokenReadsAndWrites() throws Exception {
+    try (DuckDbFlightSqlServer server = server().bearerToken(TOKEN).start()) {
+      Map<String, String> auth = options("token", TOKEN);
+      assertThat(count(server, auth)).isEqualTo(1000);
+      write(server, auth, "token_written");
+      assertThat(reader(server, auth).option("dbtable", "token_written").load().count())
+          .isEqualTo(100);
+      for (RecordedCall call : server.recordedCalls()) {
+        assertThat(call.header("authorization")).as(call.method()).isEqualTo("Bearer " + TOKEN);
+      }
+    }
+  }
+
+  @Test
+  void wrongCredentialsSayUnauthenticatedAndNameTheOptions() throws Exception {
+    try (DuckDbFlightSqlServer server = server().basicAuth("alice", PASSWORD).start()) {
+      assertThatThrownBy(() -> count(server, options("username", "alice", "password", "wrong-pw")))
+          .hasMessageContaining("failed for " + server.uri() + ": UNAUTHENTICATED: ")
+          .hasMessageContaining("basic authentication (Handshake) as user 'alice' failed")
+          .hasMessageContaining(
+              "Check the credentials: options 'username' and 'password' (or 'passwordEnv',"
+                  + " 'passwordFile'), or 'token'")
+          .hasMessageNotContaining("wrong-pw");
+      assertThatThrownBy(() -> count(server, options()))
+          .hasMessageContaining("UNAUTHENTICATED")
+          .hasMessageContaining("Check the credentials");
+      assertThatThrownBy(
+              () -> write(server, options("username", "alice", "password", "wrong-pw"), "never"))
+          .hasMessageContaining("UNAUTHENTICATED")
+          .hasMessageContaining("Check the credentials");
+    }
+  }
+
+  @Test
+  void tlsWithAPrivateCa() throws Exception {
+    try (DuckDbFlightSqlServer server =
+        server().tls(certificates.serverCertificate(), certificates.serverKey()).start()) {
+      assertThat(server.uri()).startsWith("grpc+tls://");
+      Map<String, String> tls = options("tlsRootCerts", certificates.caCertificate().toString());
+      assertThat(count(server, tls)).isEqualTo(1000);
+      write(server, tls, "tls_written");
+      assertThat(reader(server, tls).option("dbtable", "tls_written").load().count())
+          .isEqualTo(100);
+
+      String hint =
+          "The server's TLS certificate is not trusted: give the CA that signed it with option"
+              + " 'tlsRootCerts' (a PEM file), or, for tests only, set"
+              + " 'disableCertificateVerification' to true";
+      assertThatThrownBy(() -> count(server, options()))
+          .hasMessageContaining("failed for " + server.uri() + ": UNAVAILABLE")
+          .hasMessageContaining(hint);
+      assertThatThrownBy(
+              () ->
+                  count(
+                      server,
+                      options("tlsRootCerts", certificates.untrustedCaCertificate().toString())))
+          .hasMessageContaining(hint);
+    }
+  }
+
+  @Test
+  void disableCertificateVerificationAcceptsASelfSignedServer() throws Exception {
+    try (DuckDbFlightSqlServer server =
+        server()
+            .tls(certificates.selfSignedServerCertificate(), certificates.selfSignedServerKey())
+            .start()) {
+      assertThat(count(server, options("disableCertificateVerification", "true"))).isEqualTo(1000);
+      assertThatThrownBy(
+              () -> count(server, options("tlsRootCerts", certificates.caCertificate().toString())))
+          .hasMessageContaining("'tlsRootCerts'");
+    }
+  }
+
+  @Test
+  void mutualTlsNeedsTheClientCertificate() throws Exception {
+    try (DuckDbFlightSqlServer server =
+        server()
+            .tls(certificates.serverCertificate(), certificates.serverKey())
+            .clientCertificates(certificates.caCertificate())
+            .start()) {
+      Map<String, String> mtls =
+          options(
+              "tlsRootCerts", certificates.caCertificate().toString(),
+              "clientCertificate", certificates.clientCertificate().toString(),
+              "clientKey", certificates.clientKey().toString());
+      assertThat(count(server, mtls)).isEqualTo(1000);
+      write(server, mtls, "mtls_written");
+
+      assertThatThrownBy(
+              () -> count(server, options("tlsRootCerts", certificates.caCertificate().toString())))
+          .hasMessageContaining("failed for " + server.uri())
+          .hasMessageContaining("'clientCertificate' and 'clientKey'");
+    }
+  }
+
+  @Test
+  void headersReachTheServerOnEveryCallOfReadsAndWrites() throws Exception {
+    try (DuckDbFlightSqlServer server = server().start()) {
+      Map<String, String> headers =
+          options("header.x-tenant", "acme-Secr3t", "header.X-Route", "r1");
+      assertThat(count(server, headers)).isEqualTo(1000);
+      write(server, headers, "headers_written");
+      List<RecordedCall> calls = server.recordedCalls();
+      assertThat(methods(calls)).contains("GetSchema", "GetFlightInfo", "DoGet", "DoPut");
+      assertThat(methods(calls).stream().anyMatch(m -> m.startsWith("DoAction:"))).isTrue();
+      for (RecordedCall call : calls) {
+        assertThat(call.header("x-tenant")).as(call.method()).isEqualTo("acme-Secr3t");
+        assertThat(call.header("x-route")).as(call.method()).isEqualTo("r1");
+      }
+    }
+  }
+
+  @Test
+  void anExpiredTokenIsReplacedByLoggingInAgainBetweenPlanningAndReading() throws Exception {
+    try (DuckDbFlightSqlServer server = server().basicAuth("bob", PASSWORD).start()) {
+      Dataset<Row> df =
+          reader(server, options("username", "bob", "password", PASSWORD))
+              .option("query", RANGE)
+              .load();
+      // Planning: GetFlightInfo on the driver, tickets and the token go into the partitions.
+      org.apache.spark.rdd.RDD<?> rdd = df.queryExecution().toRdd();
+      long handshakes = handshakes(server);
+      server.expireTokens();
+      assertThat(rdd.count()).isEqualTo(1000);
+      assertThat(handshakes(server)).isGreaterThan(handshakes);
+    }
+  }
+
+  private static long handshakes(DuckDbFlightSqlServer server) {
+    return server.recordedCalls().stream().filter(c -> c.method().equals("Handshake")).count();
+  }
+
+  @Test
+  void callTimeoutEndsASlowQueryWithDeadlineExceeded() throws Exception {
+    try (DuckDbFlightSqlServer server = server().start()) {
+      // Counting its rows, as the server does to plan endpoints, takes seconds.
+      String slow =
+          "SELECT a.range AS x FROM range(0, 15000) a, range(0, 15000) b"
+              + " WHERE hash(a.range * 15000 + b.range) % 1000003 = 7";
+      assertThatThrownBy(
+              () ->
+                  reader(server, options("callTimeout", "300ms"))
+                      .option("query", slow)
+                      .load()
+                      .count())
+          .hasMessageContaining("TIMED_OUT")
+          .hasMessageContaining(
+              "The call passed its deadline (gRPC DEADLINE_EXCEEDED); option 'callTimeout' sets"
+                  + " it");
+    }
+  }
+}
