@@ -58,10 +58,12 @@ final class DuckDbDatabase implements AutoCloseable {
 
   private final DuckDBConnection connection;
   private final String version;
+  private final String defaultCatalog;
 
-  private DuckDbDatabase(DuckDBConnection connection, String version) {
+  private DuckDbDatabase(DuckDBConnection connection, String version, String defaultCatalog) {
     this.connection = connection;
     this.version = version;
+    this.defaultCatalog = defaultCatalog;
   }
 
   /**
@@ -90,7 +92,8 @@ final class DuckDbDatabase implements AutoCloseable {
         }
       }
       String version = queryString(connection, "SELECT version()");
-      return new DuckDbDatabase(connection, version);
+      String defaultCatalog = queryString(connection, "SELECT current_database()");
+      return new DuckDbDatabase(connection, version, defaultCatalog);
     } catch (SQLException | RuntimeException e) {
       try {
         connection.close();
@@ -119,9 +122,38 @@ final class DuckDbDatabase implements AutoCloseable {
     return version;
   }
 
+  /** The catalog that new connections use by default: DuckDB's in-memory database, "memory". */
+  String defaultCatalog() {
+    return defaultCatalog;
+  }
+
   /** A new connection to this database; the caller closes it. */
   DuckDBConnection connect() throws SQLException {
     return connection.duplicate();
+  }
+
+  /**
+   * A new connection whose default catalog and schema are {@code defaults}.
+   *
+   * @throws SQLException if DuckDB refuses them (no such catalog or schema); the connection is then
+   *     closed
+   */
+  DuckDBConnection connect(SessionDefaults defaults) throws SQLException {
+    DuckDBConnection duplicate = connect();
+    String use = defaults.useStatement(defaultCatalog);
+    if (use != null) {
+      try {
+        execute(duplicate, use);
+      } catch (SQLException e) {
+        try {
+          duplicate.close();
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+    }
+    return duplicate;
   }
 
   /** Runs one or more statements (separated by semicolons) that return no rows the caller needs. */

@@ -9,19 +9,31 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.CloseSessionRequest;
+import org.apache.arrow.flight.CloseSessionResult;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
+import org.apache.arrow.flight.GetSessionOptionsResult;
+import org.apache.arrow.flight.NoOpSessionOptionValueVisitor;
 import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.SessionOptionValue;
+import org.apache.arrow.flight.SessionOptionValueFactory;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+import org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.FlightSqlProducer;
 import org.apache.arrow.flight.sql.SqlInfoBuilder;
@@ -68,7 +80,8 @@ import org.slf4j.LoggerFactory;
  * <p>Supported: statement queries (GetFlightInfo, GetSchema, DoGet) and updates (DoPut), bulk
  * ingestion (DoPut of CommandStatementIngest, {@link BulkIngest}), prepared statements with and
  * without parameters, transactions (BeginTransaction, EndTransaction, and every command that
- * carries a transaction id), GetSqlInfo, GetCatalogs, GetDbSchemas, GetTables and GetTableTypes.
+ * carries a transaction id), GetSqlInfo, GetCatalogs, GetDbSchemas, GetTables and GetTableTypes;
+ * with sessions on ({@link DuckDbSessions}), SetSessionOptions, GetSessionOptions and CloseSession.
  * Every other command answers {@code UNIMPLEMENTED} with a message naming it.
  *
  * <p>A query's FlightInfo has a fixed number of endpoints; each one is a {@link StatementSlice}, a
@@ -94,6 +107,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
 
   private static final AtomicLong PUT_IDS = new AtomicLong();
 
+  private final DuckDbDatabase database;
   private final BufferAllocator allocator;
   private final int endpoints;
   private final SqlInfoBuilder sqlInfo;
@@ -109,6 +123,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   DuckDbFlightSqlProducer(
       DuckDbDatabase database, BufferAllocator allocator, int endpoints, int batchRows)
       throws SQLException {
+    this.database = database;
     this.allocator = allocator;
     this.endpoints = endpoints;
     this.sqlInfo = DuckDbSqlInfo.create(database);
@@ -133,7 +148,11 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   private FlightInfo flightInfo(
       String sql, ByteString transaction, CallContext context, FlightDescriptor descriptor)
       throws SQLException {
+    DuckDbSessions.Call session = context.getMiddleware(DuckDbSessions.KEY);
+    ByteString sessionDigest = session == null ? ByteString.EMPTY : session.session().digest();
+    SessionDefaults defaults = defaults(context);
     return withConnection(
+        defaults,
         transaction,
         lease -> {
           DuckDBConnection connection = lease.connection();
@@ -145,7 +164,9 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
           for (int i = 0; i < count; i++) {
             long size = rows / count + (i < rows % count ? 1 : 0);
             boolean last = i == count - 1;
-            StatementSlice slice = new StatementSlice(sql, transaction, offset, last ? -1 : size);
+            StatementSlice slice =
+                new StatementSlice(
+                    sql, transaction, offset, last ? -1 : size, sessionDigest, defaults);
             slices.add(new FlightEndpoint(ticket(slice)));
             offset += size;
           }
@@ -165,7 +186,9 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     ByteString transaction = transactionId(command.hasTransactionId(), command.getTransactionId());
     try {
       return withConnection(
-          transaction, lease -> new SchemaResult(schema(lease.connection(), command.getQuery())));
+          defaults(context),
+          transaction,
+          lease -> new SchemaResult(schema(lease.connection(), command.getQuery())));
     } catch (SQLException | IllegalArgumentException e) {
       throw queryFailed(e);
     }
@@ -200,10 +223,24 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
           CallStatus.INVALID_ARGUMENT.withDescription(e.getMessage()).toRuntimeException());
       return;
     }
+    if (!slice.session().isEmpty()) {
+      DuckDbSessions.Call session = context.getMiddleware(DuckDbSessions.KEY);
+      if (session == null || !session.session().digest().equals(slice.session())) {
+        listener.error(
+            CallStatus.UNAUTHENTICATED
+                .withDescription(
+                    "The ticket belongs to a session; send its cookie ("
+                        + DuckDbSessions.COOKIE
+                        + ") with the DoGet, as with the GetFlightInfo that returned the ticket")
+                .toRuntimeException());
+        return;
+      }
+    }
     try {
       calls.track(
           () -> {
-            try (DuckDbTransactions.Lease lease = transactions.lease(slice.transactionId())) {
+            try (DuckDbTransactions.Lease lease =
+                transactions.lease(slice.transactionId(), slice.defaults())) {
               streamer.stream(slice, lease, listener);
             }
             return null;
@@ -238,6 +275,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       try {
         long count =
             withConnection(
+                defaults(context),
                 transaction,
                 lease -> DuckDbDatabase.execute(lease.connection(), QuerySql.body(sql)));
         LOG.info(
@@ -266,6 +304,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       try {
         long rows =
             withConnection(
+                defaults(context),
                 transaction,
                 lease ->
                     withCallAllocator(
@@ -294,7 +333,8 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       CallContext context,
       StreamListener<ActionBeginTransactionResult> listener) {
     try {
-      ByteString id = calls.track(transactions::begin);
+      SessionDefaults defaults = defaults(context);
+      ByteString id = calls.track(() -> transactions.begin(defaults));
       listener.onNext(ActionBeginTransactionResult.newBuilder().setTransactionId(id).build());
       listener.onCompleted();
     } catch (SQLException e) {
@@ -348,6 +388,149 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   public void endSavepoint(
       ActionEndSavepointRequest request, CallContext context, StreamListener<Result> listener) {
     listener.onError(unsupported("savepoints (DuckDB has none)"));
+  }
+
+  // ---- Sessions
+
+  /**
+   * Sets the session options {@code catalog} and {@code schema} (strings; an empty value unsets
+   * one), the default catalog and schema of the session's later queries and statements. DuckDB
+   * checks the two together, as the request leaves them: if it refuses them (no such catalog, or no
+   * such schema in it), both are answered with INVALID_VALUE and the session keeps what it had. A
+   * value that is not a string is INVALID_VALUE too, and an unknown option INVALID_NAME, as the
+   * protocol says; the other options of the request still apply.
+   */
+  @Override
+  public void setSessionOptions(
+      SetSessionOptionsRequest request,
+      CallContext context,
+      StreamListener<SetSessionOptionsResult> listener) {
+    DuckDbSessions.Call call = context.getMiddleware(DuckDbSessions.KEY);
+    if (call == null) {
+      listener.onError(sessionsOff("SetSessionOptions"));
+      return;
+    }
+    DuckDbSessions.Session session = call.session();
+    Map<String, SetSessionOptionsResult.Error> errors = new LinkedHashMap<>();
+    try {
+      calls.track(
+          () -> {
+            synchronized (session) {
+              setOptions(session, request.getSessionOptions(), errors);
+            }
+            return null;
+          });
+      listener.onNext(new SetSessionOptionsResult(errors));
+      listener.onCompleted();
+    } catch (SQLException e) {
+      listener.onError(queryFailed(e));
+    } catch (FlightRuntimeException e) {
+      listener.onError(e);
+    }
+  }
+
+  private void setOptions(
+      DuckDbSessions.Session session,
+      Map<String, SessionOptionValue> options,
+      Map<String, SetSessionOptionsResult.Error> errors) {
+    SessionDefaults proposed = session.defaults();
+    List<String> changed = new ArrayList<>();
+    for (Map.Entry<String, SessionOptionValue> option : options.entrySet()) {
+      String name = option.getKey();
+      if (!name.equals(SessionDefaults.CATALOG) && !name.equals(SessionDefaults.SCHEMA)) {
+        LOG.info("SetSessionOptions: unknown option '{}'", name);
+        errors.put(name, new SetSessionOptionsResult.Error(ErrorValue.INVALID_NAME));
+        continue;
+      }
+      SessionOptionValue value = option.getValue();
+      String text = value.isEmpty() ? null : value.acceptVisitor(new StringOptionValue());
+      if (!value.isEmpty() && (text == null || text.isEmpty())) {
+        LOG.info("SetSessionOptions: option '{}' must be a non-empty string", name);
+        errors.put(name, new SetSessionOptionsResult.Error(ErrorValue.INVALID_VALUE));
+        continue;
+      }
+      proposed =
+          name.equals(SessionDefaults.CATALOG)
+              ? proposed.withCatalog(text)
+              : proposed.withSchema(text);
+      changed.add(name);
+    }
+    if (changed.isEmpty()) {
+      return;
+    }
+    try {
+      database.connect(proposed).close();
+    } catch (SQLException e) {
+      LOG.info("SetSessionOptions: DuckDB refused {}: {}", proposed.options(), e.getMessage());
+      for (String name : changed) {
+        errors.put(name, new SetSessionOptionsResult.Error(ErrorValue.INVALID_VALUE));
+      }
+      return;
+    }
+    session.defaults(proposed);
+    LOG.info("Session {} options now {}", session.label(), proposed.options());
+  }
+
+  /** A session option's value if it is a string, else null. */
+  private static final class StringOptionValue extends NoOpSessionOptionValueVisitor<String> {
+    @Override
+    public String visit(String value) {
+      return value;
+    }
+  }
+
+  @Override
+  public void getSessionOptions(
+      GetSessionOptionsRequest request,
+      CallContext context,
+      StreamListener<GetSessionOptionsResult> listener) {
+    DuckDbSessions.Call call = context.getMiddleware(DuckDbSessions.KEY);
+    if (call == null) {
+      listener.onError(sessionsOff("GetSessionOptions"));
+      return;
+    }
+    Map<String, SessionOptionValue> options = new LinkedHashMap<>();
+    call.session()
+        .defaults()
+        .options()
+        .forEach(
+            (name, value) ->
+                options.put(name, SessionOptionValueFactory.makeSessionOptionValue(value)));
+    listener.onNext(new GetSessionOptionsResult(options));
+    listener.onCompleted();
+  }
+
+  /** Ends the session: later calls with its cookie start a new one, with no options set. */
+  @Override
+  public void closeSession(
+      CloseSessionRequest request,
+      CallContext context,
+      StreamListener<CloseSessionResult> listener) {
+    DuckDbSessions.Call call = context.getMiddleware(DuckDbSessions.KEY);
+    if (call == null) {
+      listener.onError(sessionsOff("CloseSession"));
+      return;
+    }
+    call.closeSession();
+    listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
+    listener.onCompleted();
+  }
+
+  /** The default catalog and schema of the call's session; none without sessions. */
+  private static SessionDefaults defaults(CallContext context) {
+    DuckDbSessions.Call call = context.getMiddleware(DuckDbSessions.KEY);
+    return call == null ? SessionDefaults.NONE : call.session().defaults();
+  }
+
+  private static FlightRuntimeException sessionsOff(String action) {
+    return CallStatus.UNIMPLEMENTED
+        .withDescription(
+            "Not supported by the "
+                + DuckDbSqlInfo.SERVER_NAME
+                + ": "
+                + action
+                + " (sessions are off; start the server with sessions enabled, --sessions)")
+        .toRuntimeException();
   }
 
   // ---- Server and catalog metadata
@@ -425,7 +608,10 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     String sql = request.getQuery();
     try {
       ActionCreatePreparedStatementResult result =
-          withConnection(transaction, lease -> prepare(lease.connection(), sql, transaction));
+          withConnection(
+              defaults(context),
+              transaction,
+              lease -> prepare(lease.connection(), sql, transaction));
       listener.onNext(new Result(Any.pack(result).toByteArray()));
       listener.onCompleted();
     } catch (SQLException | IllegalArgumentException e) {
@@ -531,7 +717,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
       if (prepared.parameterCount() == 0) {
         return flightInfo(prepared.sql(), prepared.transactionId(), context, descriptor);
       }
-      Schema schema = boundQuerySchema(prepared);
+      Schema schema = boundQuerySchema(prepared, defaults(context));
       // The endpoint hands the statement back to this server, which runs it with the parameters
       // bound by then.
       Ticket ticket = new Ticket(Any.pack(command).toByteArray());
@@ -554,20 +740,23 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
     try {
       if (prepared.parameterCount() == 0) {
         return withConnection(
+            defaults(context),
             prepared.transactionId(),
             lease -> new SchemaResult(schema(lease.connection(), prepared.sql())));
       }
-      return new SchemaResult(boundQuerySchema(prepared));
+      return new SchemaResult(boundQuerySchema(prepared, defaults(context)));
     } catch (SQLException | IllegalArgumentException e) {
       throw queryFailed(e);
     }
   }
 
   /** The result schema of a query with parameters, for its first bound parameter row. */
-  private Schema boundQuerySchema(DuckDbPreparedStatements.Prepared prepared) throws SQLException {
+  private Schema boundQuerySchema(
+      DuckDbPreparedStatements.Prepared prepared, SessionDefaults defaults) throws SQLException {
     synchronized (prepared) {
       ParameterBatches parameters = boundParameters(prepared);
       return withConnection(
+          defaults,
           prepared.transactionId(),
           lease ->
               withCallAllocator(
@@ -611,7 +800,8 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
           () -> {
             synchronized (prepared) {
               ParameterBatches parameters = boundParameters(prepared);
-              try (DuckDbTransactions.Lease lease = transactions.lease(prepared.transactionId())) {
+              try (DuckDbTransactions.Lease lease =
+                  transactions.lease(prepared.transactionId(), defaults(context))) {
                 streamer.streamPrepared(prepared, parameters, lease, listener);
               }
             }
@@ -634,6 +824,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
             preparedStatements.get(command.getPreparedStatementHandle());
         long count =
             withConnection(
+                defaults(context),
                 prepared.transactionId(),
                 lease ->
                     withCallAllocator(
@@ -810,14 +1001,17 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   }
 
   /**
-   * Runs a tracked call on the connection of {@code transaction} (empty: a connection of its own).
+   * Runs a tracked call on the connection of {@code transaction} (empty: a connection of its own,
+   * whose default catalog and schema are {@code defaults}).
    * A DuckDB error is noted in the transaction, whose commit reports it if DuckDB aborted the
    * transaction because of it.
    */
-  private <T> T withConnection(ByteString transaction, ConnectionBody<T> body) throws SQLException {
+  private <T> T withConnection(
+      SessionDefaults defaults, ByteString transaction, ConnectionBody<T> body)
+      throws SQLException {
     return calls.track(
         () -> {
-          try (DuckDbTransactions.Lease lease = transactions.lease(transaction)) {
+          try (DuckDbTransactions.Lease lease = transactions.lease(transaction, defaults)) {
             try {
               return body.run(lease);
             } catch (SQLException e) {

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * Builder#clientCertificates}), Flight basic authentication that hands out bearer tokens ({@link
  * Builder#basicAuth}) and a fixed bearer token ({@link Builder#bearerToken}). {@link
  * TestCertificates} makes certificates for tests. Every call's method and request headers are
- * recorded ({@link #recordedCalls()}), so that tests can check what a client sent.
+ * recorded ({@link #recordedCalls()}), so that tests can check what a client sent. Cookie-based
+ * sessions ({@link Builder#sessions}) give each client a default catalog and schema of its own
+ * (SetSessionOptions).
  *
  * <p>Clients can write too: statement updates, bulk ingestion of Arrow uploads into new or existing
  * tables (CommandStatementIngest), prepared statements with parameters bound in Arrow batches, and
@@ -303,6 +305,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     private Path tlsCertificateChain;
     private Path tlsPrivateKey;
     private Path trustedClientCa;
+    private boolean sessions;
 
     private Builder() {}
 
@@ -461,6 +464,19 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
 
     /**
+     * Turns cookie-based sessions on or off (the default). With sessions, a call without a valid
+     * {@code flightsql_session} cookie starts a new session, whose id the response sets as that
+     * cookie; the session options {@code catalog} and {@code schema} (SetSessionOptions) change the
+     * default catalog and schema of the session's later queries and statements; a query's tickets
+     * can only be read with its session's cookie; CloseSession ends the session. Without sessions,
+     * cookies are neither set nor read, and the session actions answer {@code UNIMPLEMENTED}.
+     */
+    public Builder sessions(boolean enabled) {
+      this.sessions = enabled;
+      return this;
+    }
+
+    /**
      * Creates the database, loads the data and starts listening.
      *
      * @throws IOException if the port cannot be bound or the data cannot be loaded
@@ -546,7 +562,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
 
     /**
      * The Flight server around {@code producer}, with its middleware in this order: the call
-     * recorder (so that refused calls are recorded too), then authentication.
+     * recorder (so that refused calls are recorded too), authentication, sessions.
      */
     private FlightServer flightServer(
         BufferAllocator allocator,
@@ -566,6 +582,10 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
         builder.middleware(
             FlightServerMiddleware.Key.of(Auth2Constants.AUTHORIZATION_HEADER),
             new ServerCallHeaderAuthMiddleware.Factory(authenticator));
+      }
+      if (sessions) {
+        // After authentication: a refused call starts no session.
+        builder.middleware(DuckDbSessions.KEY, new DuckDbSessions());
       }
       if (tlsCertificateChain != null) {
         builder.useTls(tlsCertificateChain.toFile(), tlsPrivateKey.toFile());
@@ -588,6 +608,9 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
       }
       if (bearerToken != null) {
         parts.add("fixed bearer token");
+      }
+      if (sessions) {
+        parts.add("sessions");
       }
       return String.join(", ", parts);
     }

@@ -48,9 +48,12 @@ final class DuckDbTransactions implements AutoCloseable {
     this.database = database;
   }
 
-  /** Starts a transaction and returns its id. */
-  ByteString begin() throws SQLException {
-    DuckDBConnection connection = database.connect();
+  /**
+   * Starts a transaction and returns its id. Its statements have the default catalog and schema
+   * that {@code defaults} name when it begins, whatever the session sets later.
+   */
+  ByteString begin(SessionDefaults defaults) throws SQLException {
+    DuckDBConnection connection = database.connect(defaults);
     try {
       DuckDbDatabase.execute(connection, "BEGIN TRANSACTION");
     } catch (SQLException e) {
@@ -72,8 +75,16 @@ final class DuckDbTransactions implements AutoCloseable {
    * @throws FlightRuntimeException NOT_FOUND for an id that names no open transaction
    */
   Lease lease(ByteString transactionId) throws SQLException {
+    return lease(transactionId, SessionDefaults.NONE);
+  }
+
+  /**
+   * Like {@link #lease(ByteString)}, with {@code defaults} as the default catalog and schema of a
+   * new connection; a transaction's connection keeps those it began with.
+   */
+  Lease lease(ByteString transactionId, SessionDefaults defaults) throws SQLException {
     if (transactionId.isEmpty()) {
-      return new Lease(database.connect(), null);
+      return new Lease(database.connect(defaults), null);
     }
     Transaction transaction = open.get(transactionId);
     if (transaction == null) {

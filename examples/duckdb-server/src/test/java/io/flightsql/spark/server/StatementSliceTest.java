@@ -20,6 +20,19 @@ class StatementSliceTest {
         new StatementSlice("SELECT 2", ByteString.copyFrom(new byte[] {1, 2, 3}), 0, -1);
     assertThat(StatementSlice.decode(inTransaction.encode())).isEqualTo(inTransaction);
     assertThat(StatementSlice.decode(slice.encode()).transactionId()).isEqualTo(ByteString.EMPTY);
+    StatementSlice inSession =
+        new StatementSlice(
+            "SELECT 3",
+            ByteString.EMPTY,
+            5,
+            -1,
+            ByteString.copyFrom(new byte[] {9, 8}),
+            new SessionDefaults("catalog ✓", null));
+    assertThat(StatementSlice.decode(inSession.encode())).isEqualTo(inSession);
+    StatementSlice schemaOnly =
+        new StatementSlice(
+            "SELECT 4", ByteString.EMPTY, 0, 1, ByteString.EMPTY, new SessionDefaults(null, "s"));
+    assertThat(StatementSlice.decode(schemaOnly.encode())).isEqualTo(schemaOnly);
   }
 
   @Test
@@ -34,7 +47,7 @@ class StatementSliceTest {
     byte[] otherVersion = good.toByteArray();
     otherVersion[4] = 9;
     assertThatThrownBy(() -> StatementSlice.decode(ByteString.copyFrom(otherVersion)))
-        .hasMessage("Invalid statement handle: version 9, expected 2");
+        .hasMessage("Invalid statement handle: version 9, expected 3");
     byte[] longTransactionId = good.toByteArray();
     longTransactionId[21] = 1; // the high byte of the transaction id length
     assertThatThrownBy(() -> StatementSlice.decode(ByteString.copyFrom(longTransactionId)))

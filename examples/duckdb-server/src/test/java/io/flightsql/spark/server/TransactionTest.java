@@ -173,7 +173,7 @@ class TransactionTest {
     try (DuckDbDatabase database = DuckDbDatabase.openInMemory(List.of())) {
       database.execute("CREATE TABLE t (id INTEGER)");
       DuckDbTransactions transactions = new DuckDbTransactions(database);
-      ByteString id = transactions.begin();
+      ByteString id = transactions.begin(SessionDefaults.NONE);
       try (DuckDbTransactions.Lease lease = transactions.lease(id)) {
         DuckDbDatabase.execute(lease.connection(), "INSERT INTO t VALUES (1)");
       }
