@@ -268,4 +268,65 @@ class FlightSqlSecurityTest {
                   + " it");
     }
   }
+
+  @Test
+  void theSessionCookieOfPlanningGoesToExecutors() throws Exception {
+    try (DuckDbFlightSqlServer server = server().sessions(true).start()) {
+      // Two endpoints, so two tasks read tickets that belong to the driver's session.
+      Dataset<Row> df = reader(server, options()).option("query", RANGE).load();
+      assertThat(df.rdd().getNumPartitions()).isEqualTo(2);
+      assertThat(df.count()).isEqualTo(1000);
+      List<RecordedCall> doGets =
+          server.recordedCalls().stream()
+              .filter(c -> c.method().equals("DoGet"))
+              .collect(Collectors.toList());
+      assertThat(doGets).isNotEmpty();
+      for (RecordedCall call : doGets) {
+        assertThat(call.header("cookie")).startsWith("flightsql_session=");
+      }
+    }
+  }
+
+  @Test
+  void catalogAndSchemaBySetSessionOptionsWithSessions() throws Exception {
+    try (DuckDbFlightSqlServer server = server().sessions(true).start()) {
+      server.execute("CREATE SCHEMA sales");
+      server.execute("CREATE TABLE sales.orders AS SELECT range AS id FROM range(0, 7)");
+      String catalog = catalogOf(server);
+      Map<String, String> defaults = options("catalog", catalog, "schema", "sales");
+      assertThat(reader(server, defaults).option("dbtable", "orders").load().count()).isEqualTo(7);
+      assertThat(
+              reader(server, defaults)
+                  .option("query", "SELECT count(*) AS n FROM orders")
+                  .load()
+                  .first()
+                  .getLong(0))
+          .isEqualTo(7);
+      assertThat(methods(server.recordedCalls())).contains("DoAction:SetSessionOptions");
+      // Queries were sent as written: the server's session resolved the name.
+      write(server, defaults, "more_orders");
+      assertThat(reader(server, options()).option("dbtable", "sales.more_orders").load().count())
+          .isEqualTo(100);
+    }
+  }
+
+  @Test
+  void catalogAndSchemaQualifyTheTableWithoutSessions() throws Exception {
+    try (DuckDbFlightSqlServer server = server().start()) {
+      server.execute("CREATE SCHEMA sales");
+      server.execute("CREATE TABLE sales.orders AS SELECT range AS id FROM range(0, 7)");
+      Map<String, String> defaults = options("catalog", catalogOf(server), "schema", "sales");
+      Dataset<Row> orders = reader(server, defaults).option("dbtable", "orders").load();
+      assertThat(orders.count()).isEqualTo(7);
+    }
+  }
+
+  private static String catalogOf(DuckDbFlightSqlServer server) throws Exception {
+    try (java.sql.Connection c = server.newConnection();
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet r = s.executeQuery("SELECT current_database()")) {
+      r.next();
+      return r.getString(1);
+    }
+  }
 }
