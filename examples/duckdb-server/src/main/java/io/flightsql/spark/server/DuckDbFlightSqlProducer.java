@@ -25,6 +25,7 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.GetSessionOptionsRequest;
 import org.apache.arrow.flight.GetSessionOptionsResult;
+import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.NoOpSessionOptionValueVisitor;
 import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.Result;
@@ -110,6 +111,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   private final DuckDbDatabase database;
   private final BufferAllocator allocator;
   private final int endpoints;
+  private final List<Location> locations;
   private final SqlInfoBuilder sqlInfo;
   private final DuckDbCatalog catalog;
   private final SliceStreamer streamer;
@@ -123,6 +125,22 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
   DuckDbFlightSqlProducer(
       DuckDbDatabase database, BufferAllocator allocator, int endpoints, int batchRows)
       throws SQLException {
+    this(database, allocator, endpoints, batchRows, List.of());
+  }
+
+  /**
+   * @param allocator owned by the producer from now on, and closed by {@link #close()}
+   * @param locations the locations every statement endpoint advertises, in order; none means the
+   *     endpoint is read from this server
+   */
+  DuckDbFlightSqlProducer(
+      DuckDbDatabase database,
+      BufferAllocator allocator,
+      int endpoints,
+      int batchRows,
+      List<Location> locations)
+      throws SQLException {
+    this.locations = List.copyOf(locations);
     this.database = database;
     this.allocator = allocator;
     this.endpoints = endpoints;
@@ -167,7 +185,7 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
             StatementSlice slice =
                 new StatementSlice(
                     sql, transaction, offset, last ? -1 : size, sessionDigest, defaults);
-            slices.add(new FlightEndpoint(ticket(slice)));
+            slices.add(new FlightEndpoint(ticket(slice), locations.toArray(new Location[0])));
             offset += size;
           }
           LOG.info(

@@ -306,6 +306,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     private Path tlsPrivateKey;
     private Path trustedClientCa;
     private boolean sessions;
+    private List<Location> endpointLocations = List.of();
 
     private Builder() {}
 
@@ -464,6 +465,26 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
 
     /**
+     * The locations (URIs such as {@code grpc+tcp://host:port}) that every endpoint of a query
+     * advertises, in order, for clients to try one after another; by default none, which tells
+     * clients to read from this server. Lets tests point endpoints at other servers, or at dead
+     * addresses first.
+     */
+    public Builder endpointLocations(List<String> uris) {
+      List<Location> parsed = new ArrayList<>();
+      for (String uri : uris) {
+        try {
+          parsed.add(new Location(uri));
+        } catch (java.net.URISyntaxException e) {
+          throw new IllegalArgumentException(
+              "Invalid value '" + uri + "' for option 'endpointLocations': " + e.getMessage(), e);
+        }
+      }
+      this.endpointLocations = List.copyOf(parsed);
+      return this;
+    }
+
+    /**
      * Turns cookie-based sessions on or off (the default). With sessions, a call without a valid
      * {@code flightsql_session} cookie starts a new session, whose id the response sets as that
      * cookie; the session options {@code catalog} and {@code schema} (SetSessionOptions) change the
@@ -517,7 +538,8 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
         // Until the server runs, no call can hold producer memory: closing the allocator suffices.
         opened.push(producerAllocator);
         DuckDbFlightSqlProducer producer =
-            new DuckDbFlightSqlProducer(database, producerAllocator, endpoints, batchRows);
+            new DuckDbFlightSqlProducer(
+                database, producerAllocator, endpoints, batchRows, endpointLocations);
         CallRecorder recorder = new CallRecorder();
         ServerAuthenticator authenticator =
             password == null && bearerToken == null
