@@ -28,6 +28,7 @@ public final class FlightChannels {
   private static final ConcurrentMap<Key, ManagedChannel> CHANNELS = new ConcurrentHashMap<>();
 
   static {
+    TransportLogging.silenceFrameLogger();
     Runtime.getRuntime()
         .addShutdownHook(new Thread(FlightChannels::closeAll, "flightsql-close-channels"));
   }
