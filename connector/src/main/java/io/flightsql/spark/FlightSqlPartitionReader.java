@@ -3,6 +3,7 @@ package io.flightsql.spark;
 import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.InsecureLocationException;
 import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.types.ArrowTypeMapping;
@@ -88,6 +89,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
    * again when it retries a task or samples the input of a sort.
    */
   private static boolean mayBeSpentTicket(FlightSqlConnectorException e) {
+    if (e instanceof InsecureLocationException) {
+      return false;
+    }
     switch (e.statusCode()) {
       case "UNAVAILABLE":
       case "UNAUTHENTICATED":

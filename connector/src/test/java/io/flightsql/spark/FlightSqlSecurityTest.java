@@ -329,4 +329,60 @@ class FlightSqlSecurityTest {
       return r.getString(1);
     }
   }
+
+  @Test
+  void endpointsAreReadFromTheFirstLocationThatWorksAndTheFailureBeforeIsLogged() throws Exception {
+    int deadPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      deadPort = socket.getLocalPort();
+    }
+    String dead = "grpc+tcp://127.0.0.1:" + deadPort;
+    try (DuckDbFlightSqlServer second = server().start();
+        DuckDbFlightSqlServer first =
+            server().endpointLocations(List.of(dead, second.uri())).start();
+        io.flightsql.spark.testing.LogCapture logs =
+            io.flightsql.spark.testing.LogCapture.start()) {
+      assertThat(count(first, options("header.x-tenant", "t1"))).isEqualTo(1000);
+      assertThat(methods(first.recordedCalls())).doesNotContain("DoGet");
+      List<RecordedCall> doGets =
+          second.recordedCalls().stream()
+              .filter(c -> c.method().equals("DoGet"))
+              .collect(Collectors.toList());
+      assertThat(doGets).hasSize(2);
+      assertThat(doGets.get(0).header("x-tenant")).isEqualTo("t1");
+      SparkTestSupport.assertNoArrowMemoryLeft();
+      assertThat(logs.text())
+          .contains(
+              "Reading from "
+                  + second.uri()
+                  + " after an earlier location failed: [flightsql] DoGet failed for"
+                  + " grpc://127.0.0.1:"
+                  + deadPort
+                  + ": UNAVAILABLE");
+    }
+  }
+
+  @Test
+  void aPlaintextLocationBehindATlsUriIsRefusedUnlessAllowed() throws Exception {
+    try (DuckDbFlightSqlServer plain = server().start();
+        DuckDbFlightSqlServer tls =
+            server()
+                .tls(certificates.serverCertificate(), certificates.serverKey())
+                .endpointLocations(List.of(plain.uri()))
+                .start()) {
+      Map<String, String> trust =
+          options("tlsRootCerts", certificates.caCertificate().toString(), "header.x-tenant", "t2");
+      assertThatThrownBy(() -> count(tls, trust))
+          .hasMessageContaining(
+              "DoGet refused for "
+                  + plain.uri()
+                  + ": the endpoint location is plaintext while option 'uri' uses TLS")
+          .hasMessageContaining("Set option 'allowInsecureLocations' to true");
+      assertThat(methods(plain.recordedCalls())).doesNotContain("DoGet");
+
+      trust.put("allowInsecureLocations", "true");
+      assertThat(count(tls, trust)).isEqualTo(1000);
+      assertThat(methods(plain.recordedCalls())).contains("DoGet");
+    }
+  }
 }

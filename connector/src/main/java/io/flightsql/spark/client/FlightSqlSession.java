@@ -384,15 +384,7 @@ public final class FlightSqlSession implements AutoCloseable {
    */
   private void refuseDowngrade(FlightUri target) {
     if (server.isTls() && !target.isTls() && !settings.allowInsecureLocations()) {
-      throw new FlightSqlConnectorException(
-          "[flightsql] DoGet refused for "
-              + target
-              + ": the endpoint location is plaintext while option 'uri' uses TLS, and the"
-              + " connection's credentials, headers and cookies are not sent in clear. Set option"
-              + " 'allowInsecureLocations' to true to read from it anyway",
-          "FAILED_PRECONDITION",
-          "plaintext location behind a TLS uri",
-          null);
+      throw new InsecureLocationException(target);
     }
   }
 
