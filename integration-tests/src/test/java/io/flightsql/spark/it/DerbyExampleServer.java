@@ -1,13 +1,19 @@
 package io.flightsql.spark.it;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.MessageDigest;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth2.BasicCallHeaderAuthenticator;
+import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
+import org.apache.arrow.flight.auth2.GeneratedBearerTokenAuthenticator;
 import org.apache.arrow.flight.sql.example.FlightSqlExample;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -20,6 +26,11 @@ import org.apache.arrow.memory.RootAllocator;
  * <p>The example (re)creates its Derby database at {@code target/<dbName>}, relative to the working
  * directory, which Failsafe sets to this module: the database lives in this module's build
  * directory, and so does Derby's log.
+ *
+ * <p>{@link #builder} can add Flight basic authentication (Arrow's {@code
+ * BasicCallHeaderAuthenticator} inside its {@code GeneratedBearerTokenAuthenticator}: a correct
+ * {@code Basic} header is answered with a bearer token for later calls) and TLS; {@link #start}
+ * starts the example without either, as Arrow ships it.
  */
 final class DerbyExampleServer implements AutoCloseable {
   private static final int START_ATTEMPTS = 3;
@@ -43,12 +54,23 @@ final class DerbyExampleServer implements AutoCloseable {
     this.server = server;
   }
 
+  /** Starts the example on a free port, without authentication or TLS. */
+  static DerbyExampleServer start(String dbName) throws Exception {
+    return builder(dbName).start();
+  }
+
+  /** A launcher of the example with its database at {@code target/<dbName>}. */
+  static Builder builder(String dbName) {
+    return new Builder(dbName);
+  }
+
   /**
    * Starts the example on a free port. The example must know its address before it starts (it names
    * it in every FlightEndpoint), so the port is picked first and the start retried if another
    * process took it in between.
    */
-  static DerbyExampleServer start(String dbName) throws Exception {
+  private static DerbyExampleServer start(Builder options) throws Exception {
+    String dbName = options.dbName;
     Path workingTarget = Paths.get("target").toAbsolutePath().normalize();
     if (!workingTarget.equals(TestPaths.buildDir())) {
       throw new IllegalStateException(
@@ -64,10 +86,23 @@ final class DerbyExampleServer implements AutoCloseable {
     }
     IOException lastBindFailure = null;
     for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-      Location location = Location.forGrpcInsecure(FreePorts.LOOPBACK, FreePorts.pick());
+      Location location =
+          options.certificateChain == null
+              ? Location.forGrpcInsecure(FreePorts.LOOPBACK, FreePorts.pick())
+              : Location.forGrpcTls(FreePorts.LOOPBACK, FreePorts.pick());
       BufferAllocator allocator = new RootAllocator();
       FlightSqlExample producer = new FlightSqlExample(location, dbName);
-      FlightServer server = FlightServer.builder(allocator, location, producer).build();
+      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer);
+      if (options.username != null) {
+        builder.headerAuthenticator(
+            new GeneratedBearerTokenAuthenticator(
+                new BasicCallHeaderAuthenticator(
+                    credentialValidator(options.username, options.password))));
+      }
+      if (options.certificateChain != null) {
+        builder.useTls(options.certificateChain.toFile(), options.privateKey.toFile());
+      }
+      FlightServer server = builder.build();
       try {
         server.start();
         return new DerbyExampleServer(dbName, location, allocator, producer, server);
@@ -83,9 +118,28 @@ final class DerbyExampleServer implements AutoCloseable {
         "Could not start FlightSqlExample after " + START_ATTEMPTS + " attempts", lastBindFailure);
   }
 
-  /** {@code grpc://127.0.0.1:<port>}. */
+  /** {@code grpc://127.0.0.1:<port>}, or {@code grpc+tls://127.0.0.1:<port>} with TLS. */
   String uri() {
     return location.getUri().toString().replaceFirst("^grpc\\+tcp://", "grpc://");
+  }
+
+  /** Accepts one user name and password, compared in constant time; the user is the peer. */
+  private static BasicCallHeaderAuthenticator.CredentialValidator credentialValidator(
+      String username, String password) {
+    byte[] expectedUser = username.getBytes(StandardCharsets.UTF_8);
+    byte[] expectedPassword = password.getBytes(StandardCharsets.UTF_8);
+    return (user, pass) -> {
+      boolean userMatches =
+          MessageDigest.isEqual(expectedUser, user.getBytes(StandardCharsets.UTF_8));
+      boolean passwordMatches =
+          MessageDigest.isEqual(expectedPassword, pass.getBytes(StandardCharsets.UTF_8));
+      if (!userMatches || !passwordMatches) {
+        throw CallStatus.UNAUTHENTICATED
+            .withDescription("Invalid user name or password")
+            .toRuntimeException();
+      }
+      return (CallHeaderAuthenticator.AuthResult) () -> username;
+    };
   }
 
   /**
@@ -136,6 +190,37 @@ final class DerbyExampleServer implements AutoCloseable {
       if (!"08006".equals(e.getSQLState())) {
         throw e;
       }
+    }
+  }
+
+  /** How to start the example: the database name, and optionally authentication and TLS. */
+  static final class Builder {
+    private final String dbName;
+    private String username;
+    private String password;
+    private Path certificateChain;
+    private Path privateKey;
+
+    private Builder(String dbName) {
+      this.dbName = dbName;
+    }
+
+    /** Flight basic authentication with this user name and password; bearer tokens after. */
+    Builder basicAuth(String username, String password) {
+      this.username = username;
+      this.password = password;
+      return this;
+    }
+
+    /** TLS with this certificate chain and PKCS#8 private key (PEM files). */
+    Builder tls(Path certificateChain, Path privateKey) {
+      this.certificateChain = certificateChain;
+      this.privateKey = privateKey;
+      return this;
+    }
+
+    DerbyExampleServer start() throws Exception {
+      return DerbyExampleServer.start(this);
     }
   }
 }

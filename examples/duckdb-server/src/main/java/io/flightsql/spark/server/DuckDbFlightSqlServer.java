@@ -222,8 +222,10 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   /**
    * Runs the server standalone until the process is stopped. Flags (all optional): {@code --host},
    * {@code --port} (0 for a free port), {@code --endpoints}, {@code --data}, {@code
-   * --lineitem-rows}, {@code --batch-rows}, {@code --setting name=value} (repeatable); see {@code
-   * --help}. Bad flags print the usage and exit with status 2.
+   * --lineitem-rows}, {@code --batch-rows}, {@code --setting name=value} (repeatable), {@code
+   * --tls-cert} with {@code --tls-key}, {@code --client-ca}, {@code --username} (the password in
+   * the environment variable {@code FLIGHTSQL_SERVER_PASSWORD}), {@code --token-env VAR}, {@code
+   * --sessions}; see {@code --help}. Bad flags print the usage and exit with status 2.
    */
   public static void main(String[] args) {
     if (ServerCommandLine.wantsHelp(args)) {

@@ -2,10 +2,13 @@ package io.flightsql.spark.server;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 
 /**
- * The standalone server's command line: {@code --flag value} or {@code --flag=value} pairs; {@code
- * --setting} may be given more than once.
+ * The standalone server's command line: {@code --flag value} or {@code --flag=value} pairs, and
+ * {@code --sessions} alone; {@code --setting} may be given more than once. Secrets never go on the
+ * command line, where other users of the machine can read them: the password and the token come
+ * from environment variables.
  */
 final class ServerCommandLine {
 
@@ -25,8 +28,21 @@ final class ServerCommandLine {
                              --setting arrow_output_version=1.4
                              --setting produce_arrow_string_view=true (utf8_view, needs 1.4)
                              --setting arrow_lossless_conversion=true (arrow.uuid, arrow.json)
+        --tls-cert PEM       serve over TLS (grpc+tls://) with this certificate chain...
+        --tls-key PEM        ...and this private key (PKCS#8 PEM); both or neither
+        --client-ca PEM      mutual TLS: require client certificates signed by this CA
+        --username USER      Flight basic authentication as USER, with the password taken from
+                             the environment variable FLIGHTSQL_SERVER_PASSWORD; clients get a
+                             bearer token back for their later calls
+        --token-env VAR      accept the bearer token held by the environment variable VAR
+                             (with --username too, either credential is accepted)
+        --sessions           cookie sessions: SetSessionOptions catalog/schema set the default
+                             catalog and schema of a client's queries
         --help               print this help\
       """;
+
+  /** The environment variable that holds the password of {@code --username}. */
+  static final String PASSWORD_VARIABLE = "FLIGHTSQL_SERVER_PASSWORD";
 
   /** The standalone server's port, fixed so that examples can name it. */
   static final int DEFAULT_PORT = 31337;
@@ -38,14 +54,37 @@ final class ServerCommandLine {
   }
 
   /**
-   * A builder configured by {@code args}.
+   * A builder configured by {@code args}, with secrets from this process's environment.
    *
    * @throws IllegalArgumentException naming the flag, for an unknown flag, a missing or bad value
    */
   static DuckDbFlightSqlServer.Builder parse(String[] args) {
+    return parse(args, System.getenv());
+  }
+
+  /**
+   * A builder configured by {@code args}, with secrets from {@code environment}.
+   *
+   * @throws IllegalArgumentException naming the flag, for an unknown flag, a missing or bad value,
+   *     or a secret missing from the environment (never repeating a secret)
+   */
+  static DuckDbFlightSqlServer.Builder parse(String[] args, Map<String, String> environment) {
     DuckDbFlightSqlServer.Builder builder = DuckDbFlightSqlServer.builder().port(DEFAULT_PORT);
+    Path tlsCertificate = null;
+    Path tlsKey = null;
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
+      if (flag.equals("--sessions")) {
+        builder.sessions(true);
+        continue;
+      }
+      if (flag.equals("--password") || flag.startsWith("--password=")) {
+        throw new IllegalArgumentException(
+            "Option '--password' does not exist: a password on the command line is visible to"
+                + " every user of the machine; set the environment variable "
+                + PASSWORD_VARIABLE
+                + " instead");
+      }
       String value;
       int equals = flag.indexOf('=');
       if (flag.startsWith("--") && equals > 0) {
@@ -67,10 +106,49 @@ final class ServerCommandLine {
           DuckDbSetting setting = DuckDbSetting.parse(required(flag, value));
           builder.setting(setting.name(), setting.value());
         }
+        case "--tls-cert" -> tlsCertificate = Path.of(required(flag, value));
+        case "--tls-key" -> tlsKey = Path.of(required(flag, value));
+        case "--client-ca" -> builder.clientCertificates(Path.of(required(flag, value)));
+        case "--username" -> builder.basicAuth(required(flag, value), password(environment));
+        case "--token-env" -> builder.bearerToken(token(required(flag, value), environment));
+        case "--sessions" ->
+            throw new IllegalArgumentException("Option '--sessions' takes no value");
         default -> throw new IllegalArgumentException("Unknown option '" + flag + "'");
       }
     }
+    if ((tlsCertificate == null) != (tlsKey == null)) {
+      throw new IllegalArgumentException(
+          "Options '--tls-cert' and '--tls-key' go together: give the certificate chain and its"
+              + " private key");
+    }
+    if (tlsCertificate != null) {
+      builder.tls(tlsCertificate, tlsKey);
+    }
     return builder;
+  }
+
+  private static String password(Map<String, String> environment) {
+    String password = environment.get(PASSWORD_VARIABLE);
+    if (password == null || password.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Option '--username' needs the password in the environment variable "
+              + PASSWORD_VARIABLE
+              + ", which is not set");
+    }
+    return password;
+  }
+
+  private static String token(String variable, Map<String, String> environment) {
+    String token = environment.get(variable);
+    if (token == null || token.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Invalid value '"
+              + variable
+              + "' for option '--token-env': the environment variable "
+              + variable
+              + " is not set");
+    }
+    return token;
   }
 
   private static String required(String flag, String value) {

@@ -29,8 +29,15 @@ import org.apache.arrow.flight.SetSessionOptionsResult.ErrorValue;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.client.ClientCookieMiddleware;
 import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -206,6 +213,35 @@ class ServerSessionsTest {
 
       assertThat(TestClient.jdbcRows(server, "SELECT count(*) FROM sales.orders"))
           .containsExactly(List.of("2"));
+    }
+  }
+
+  @Test
+  void bulkIngestionWithoutACatalogOrSchemaWritesToTheSessionsSchema() throws Exception {
+    try (DuckDbFlightSqlServer server = sessionServer();
+        Client client = Client.withCookies(server)) {
+      server.execute("CREATE SCHEMA sales");
+      client.set(Map.of("schema", string("sales")));
+
+      try (VectorSchemaRoot root =
+          VectorSchemaRoot.create(
+              new Schema(List.of(Field.nullable("id", new ArrowType.Int(32, true)))),
+              client.allocator)) {
+        root.allocateNew();
+        ((IntVector) root.getVector(0)).setSafe(0, 11);
+        root.setRowCount(1);
+        long rows =
+            client.sql.executeIngest(
+                root,
+                BulkIngestTest.options(
+                    "ingested",
+                    TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE,
+                    TableExistsOption.TABLE_EXISTS_OPTION_FAIL));
+        assertThat(rows).isEqualTo(1);
+      }
+
+      assertThat(TestClient.jdbcRows(server, "SELECT id FROM sales.ingested"))
+          .containsExactly(List.of("11"));
     }
   }
 

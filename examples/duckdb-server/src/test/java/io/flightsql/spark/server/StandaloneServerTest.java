@@ -4,16 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth2.BearerCredentialWriter;
+import org.apache.arrow.flight.grpc.CredentialCallOption;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -21,6 +30,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The standalone server: its command line, and {@code main} run in a process of its own. */
 @SuppressWarnings("try") // Arrow's FlightStream and FlightSqlClient close() declare Exception
@@ -69,6 +79,114 @@ class StandaloneServerTest {
   }
 
   @Test
+  void securityFlagsTakeSecretsFromTheEnvironmentAndConfigureTheServer(@TempDir Path directory)
+      throws Exception {
+    TestCertificates certificates = TestCertificates.create(directory);
+    DuckDbFlightSqlServer.Builder builder =
+        ServerCommandLine.parse(
+            new String[] {
+              "--port=0",
+              "--lineitem-rows=0",
+              "--tls-cert",
+              certificates.serverCertificate().toString(),
+              "--tls-key=" + certificates.serverKey(),
+              "--client-ca",
+              certificates.caCertificate().toString(),
+              "--username",
+              "alice",
+              "--token-env",
+              "MY_TOKEN",
+              "--sessions"
+            },
+            Map.of("FLIGHTSQL_SERVER_PASSWORD", "s3cret", "MY_TOKEN", "t0ken"));
+
+    try (DuckDbFlightSqlServer server = builder.start();
+        BufferAllocator allocator = new RootAllocator();
+        FlightClient client =
+            FlightClient.builder(allocator, new Location(URI.create(server.uri())))
+                .trustedCertificates(pem(certificates.caCertificate()))
+                .clientCertificate(
+                    pem(certificates.clientCertificate()), pem(certificates.clientKey()))
+                .build()) {
+      assertThat(server.uri()).startsWith("grpc+tls://");
+      assertThat(client.authenticateBasicToken("alice", "s3cret")).isPresent();
+      CredentialCallOption token = new CredentialCallOption(new BearerCredentialWriter("t0ken"));
+      GetSessionOptionsRequest options = new GetSessionOptionsRequest();
+      assertThat(client.getSessionOptions(options, token).getSessionOptions())
+          .as("sessions are on")
+          .isEmpty();
+      assertThatThrownBy(() -> client.getSessionOptions(new GetSessionOptionsRequest()))
+          .isInstanceOfSatisfying(
+              FlightRuntimeException.class,
+              e -> assertThat(e.status().code()).isEqualTo(FlightStatusCode.UNAUTHENTICATED));
+    }
+  }
+
+  @Test
+  void rejectsSecurityFlagsThatCannotWorkWithoutRepeatingSecrets() {
+    Map<String, String> none = Map.of();
+    assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--username", "alice"}, none))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Option '--username' needs the password in the environment variable"
+                + " FLIGHTSQL_SERVER_PASSWORD, which is not set");
+    assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--token-env", "NOPE"}, none))
+        .hasMessage(
+            "Invalid value 'NOPE' for option '--token-env': the environment variable NOPE is not"
+                + " set");
+    assertThatThrownBy(
+            () -> ServerCommandLine.parse(new String[] {"--password", "s3cret"}, none))
+        .hasMessageStartingWith("Option '--password' does not exist")
+        .hasMessageContaining("FLIGHTSQL_SERVER_PASSWORD")
+        .hasMessageNotContaining("s3cret");
+    assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--tls-cert", "c.pem"}, none))
+        .hasMessageStartingWith("Options '--tls-cert' and '--tls-key' go together");
+    assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--sessions=yes"}, none))
+        .hasMessage("Option '--sessions' takes no value");
+    assertThat(ServerCommandLine.USAGE)
+        .contains("--tls-cert", "--tls-key", "--client-ca", "--username", "--token-env");
+  }
+
+  @Test
+  void mainServesTlsWithBasicAuthFromTheEnvironment(@TempDir Path directory) throws Exception {
+    TestCertificates certificates = TestCertificates.create(directory);
+    ProcessBuilder command =
+        java(
+            "--port",
+            "0",
+            "--lineitem-rows",
+            "100",
+            "--tls-cert",
+            certificates.serverCertificate().toString(),
+            "--tls-key",
+            certificates.serverKey().toString(),
+            "--username",
+            "alice");
+    command.environment().put("FLIGHTSQL_SERVER_PASSWORD", "s3cret");
+    Process process = command.start();
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String uri = listeningUri(out, "grpc\\+tls");
+
+      try (BufferAllocator allocator = new RootAllocator();
+          FlightClient flight =
+              FlightClient.builder(allocator, new Location(URI.create(uri)))
+                  .trustedCertificates(pem(certificates.caCertificate()))
+                  .build();
+          FlightSqlClient client = new FlightSqlClient(flight)) {
+        CredentialCallOption bearer =
+            flight.authenticateBasicToken("alice", "s3cret").orElseThrow();
+        assertThat(client.execute("SELECT count(*) FROM lineitem", bearer).getRecords())
+            .isEqualTo(1);
+      }
+    } finally {
+      process.destroy();
+    }
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
   void mainExitsWithStatusTwoAndTheUsageOnABadFlag() throws Exception {
     Process process = java("--bogus").redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -94,22 +212,7 @@ class StandaloneServerTest {
     try (BufferedReader out =
         new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-      Pattern listening =
-          Pattern.compile("Flight SQL server listening on (grpc://127\\.0\\.0\\.1:\\d+)");
-      List<String> lines = new ArrayList<>();
-      String uri = null;
-      while (uri == null) {
-        String line = out.readLine();
-        if (line == null) {
-          break;
-        }
-        lines.add(line);
-        Matcher matcher = listening.matcher(line);
-        if (matcher.find()) {
-          uri = matcher.group(1);
-        }
-      }
-      assertThat(uri).as("stdout: %s", lines).isNotNull();
+      String uri = listeningUri(out, "grpc");
 
       try (BufferAllocator allocator = new RootAllocator();
           FlightSqlClient client =
@@ -123,6 +226,33 @@ class StandaloneServerTest {
       process.destroy();
     }
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** The URI that the server's stdout says it listens on; {@code scheme} is a regex. */
+  private static String listeningUri(BufferedReader out, String scheme) throws Exception {
+    Pattern listening =
+        Pattern.compile(
+            "Flight SQL server listening on (" + scheme + "://127\\.0\\.0\\.1:\\d+)");
+    List<String> lines = new ArrayList<>();
+    String uri = null;
+    while (uri == null) {
+      String line = out.readLine();
+      if (line == null) {
+        break;
+      }
+      lines.add(line);
+      Matcher matcher = listening.matcher(line);
+      if (matcher.find()) {
+        uri = matcher.group(1);
+      }
+    }
+    assertThat(uri).as("stdout: %s", lines).isNotNull();
+    return uri;
+  }
+
+  /** A PEM file's content, as Arrow's client builder reads it when it builds. */
+  private static ByteArrayInputStream pem(Path file) throws Exception {
+    return new ByteArrayInputStream(Files.readAllBytes(file));
   }
 
   /** {@code java DuckDbFlightSqlServer args} with this test's classpath and JVM flags. */
