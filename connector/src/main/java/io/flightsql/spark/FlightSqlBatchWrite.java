@@ -60,7 +60,8 @@ final class FlightSqlBatchWrite implements BatchWrite {
 
   private void moveStagedRows(List<TableRef> staged) {
     String quote = plan.quote();
-    try (FlightSqlSession session = FlightSqlSession.open(plan.config().connection(), "write-commit")) {
+    try (FlightSqlSession session =
+        FlightSqlSession.open(plan.config().connection(), "write-commit")) {
       byte[] transaction = session.beginTransaction();
       try {
         if (plan.deleteTargetAtCommit()) {
@@ -93,7 +94,8 @@ final class FlightSqlBatchWrite implements BatchWrite {
           plan.target());
       return;
     }
-    try (FlightSqlSession session = FlightSqlSession.open(plan.config().connection(), "write-abort")) {
+    try (FlightSqlSession session =
+        FlightSqlSession.open(plan.config().connection(), "write-abort")) {
       dropStagingTables(session);
     }
   }

@@ -364,7 +364,10 @@ public final class FlightSqlSession implements AutoCloseable {
         // another location can still be tried.
         FlightStream stream = sql(target).getStream(ticket);
         if (failure != null) {
-          LOG.warn("Reading from {} after an earlier location failed: {}", target, failure.getMessage());
+          LOG.warn(
+              "Reading from {} after an earlier location failed: {}",
+              target,
+              failure.getMessage());
         }
         return stream;
       } catch (RuntimeException e) {

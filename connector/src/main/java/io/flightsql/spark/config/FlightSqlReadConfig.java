@@ -55,7 +55,8 @@ public final class FlightSqlReadConfig implements Serializable {
             reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
                 == MixedUnions.STRING);
     if (table.isPresent()) {
-      return new FlightSqlReadConfig(connection, "SELECT * FROM " + table.get(), table.get(), typeOptions);
+      return new FlightSqlReadConfig(
+          connection, "SELECT * FROM " + table.get(), table.get(), typeOptions);
     }
     if (query.isPresent()) {
       return new FlightSqlReadConfig(

@@ -105,7 +105,8 @@ public final class OptionReader {
     Optional<String> value = optional(direct);
     Optional<String> variable = optional(env);
     Optional<String> path = optional(file);
-    int given = (value.isPresent() ? 1 : 0) + (variable.isPresent() ? 1 : 0) + (path.isPresent() ? 1 : 0);
+    int given =
+        (value.isPresent() ? 1 : 0) + (variable.isPresent() ? 1 : 0) + (path.isPresent() ? 1 : 0);
     if (given > 1) {
       throw new IllegalArgumentException(
           "Options '"
@@ -156,7 +157,9 @@ public final class OptionReader {
               + path
               + "', which cannot be read on the driver: "
               + e.getClass().getSimpleName()
-              + (e.getMessage() == null || e.getMessage().equals(path) ? "" : ": " + e.getMessage()),
+              + (e.getMessage() == null || e.getMessage().equals(path)
+                  ? ""
+                  : ": " + e.getMessage()),
           e);
     }
   }

@@ -60,4 +60,52 @@ class FlightErrorsTest {
       assertThat(copy.getCause().getMessage()).contains("FlightRuntimeException").contains("boom");
     }
   }
+
+  @Test
+  void authenticationTimeoutAndTlsFailuresNameTheOptionsToCheck() {
+    assertThat(
+            FlightErrors.rpcFailed(
+                    "GetFlightInfo",
+                    SERVER,
+                    CallStatus.UNAUTHENTICATED.withDescription("bad token").toRuntimeException())
+                .getMessage())
+        .endsWith(
+            "UNAUTHENTICATED: bad token. Check the credentials: options 'username' and"
+                + " 'password' (or 'passwordEnv', 'passwordFile'), or 'token' (or 'tokenEnv',"
+                + " 'tokenFile')");
+    assertThat(
+            FlightErrors.rpcFailed(
+                    "GetFlightInfo",
+                    SERVER,
+                    CallStatus.TIMED_OUT.withDescription("deadline exceeded").toRuntimeException())
+                .getMessage())
+        .contains("TIMED_OUT: deadline exceeded. The call passed its deadline (gRPC")
+        .contains("option 'callTimeout'");
+    assertThat(
+            FlightErrors.rpcFailed(
+                    "GetSchema",
+                    SERVER,
+                    CallStatus.UNAVAILABLE
+                        .withDescription("io exception")
+                        .withCause(
+                            new javax.net.ssl.SSLHandshakeException(
+                                "PKIX path building failed: unable to find valid certification"
+                                    + " path to requested target"))
+                        .toRuntimeException())
+                .getMessage())
+        .contains("option 'tlsRootCerts'")
+        .contains("'disableCertificateVerification'");
+    assertThat(
+            FlightErrors.rpcFailed(
+                    "GetSchema",
+                    SERVER,
+                    CallStatus.UNAVAILABLE
+                        .withDescription("ssl exception")
+                        .withCause(
+                            new javax.net.ssl.SSLHandshakeException(
+                                "Received fatal alert: certificate_required"))
+                        .toRuntimeException())
+                .getMessage())
+        .contains("options 'clientCertificate' and 'clientKey'");
+  }
 }

@@ -52,7 +52,7 @@ public final class LogCapture implements AutoCloseable {
       levels.put(logger, logger.getLevel());
       logger.setLevel(Level.ALL);
     }
-    levels.put(root, root.getLevel());
+    levels.putIfAbsent(root, root.getLevel());
     root.setLevel(Level.ALL);
     context.updateLoggers();
 
@@ -62,11 +62,16 @@ public final class LogCapture implements AutoCloseable {
         new Handler() {
           @Override
           public void publish(LogRecord record) {
-            String message = record.getMessage();
+            // A handler runs in the logging thread and its exceptions reach the caller (Janino,
+            // compiling Spark's generated code, logs messages MessageFormat cannot parse): the
+            // raw message and parameters are kept as they are.
+            StringBuilder message = new StringBuilder(String.valueOf(record.getMessage()));
             if (record.getParameters() != null) {
-              message = new java.util.logging.SimpleFormatter().formatMessage(record);
+              for (Object parameter : record.getParameters()) {
+                message.append(" | ").append(parameter);
+              }
             }
-            add(record.getLoggerName(), message, record.getThrown());
+            add(record.getLoggerName(), message.toString(), record.getThrown());
           }
 
           @Override
