@@ -28,8 +28,16 @@ public final class LogCapture implements AutoCloseable {
   private final Map<LoggerConfig, Level> levels = new HashMap<>();
   private final Map<String, Appender> rootAppenders = new HashMap<>();
   private final Appender appender;
+  private static final String[] JUL_LOGGERS = {
+    "io.grpc", "io.netty", "org.apache.arrow", "io.flightsql"
+  };
+
+  /** Stands for "no level of its own" in {@link #julLoggers}, whose values cannot be null. */
+  private static final java.util.logging.Level NO_LEVEL =
+      new java.util.logging.Level("NONE", Integer.MIN_VALUE + 1) {};
+
   private final Handler julHandler;
-  private final java.util.logging.Level julLevel;
+  private final Map<java.util.logging.Logger, java.util.logging.Level> julLoggers = new HashMap<>();
 
   private LogCapture(java.util.Set<String> ignored) {
     this.ignored = ignored;
@@ -57,14 +65,12 @@ public final class LogCapture implements AutoCloseable {
     context.updateLoggers();
 
     java.util.logging.Logger julRoot = java.util.logging.Logger.getLogger("");
-    julLevel = julRoot.getLevel();
     julHandler =
         new Handler() {
           @Override
           public void publish(LogRecord record) {
-            // A handler runs in the logging thread and its exceptions reach the caller (Janino,
-            // compiling Spark's generated code, logs messages MessageFormat cannot parse): the
-            // raw message and parameters are kept as they are.
+            // A handler runs in the logging thread and its exceptions reach the caller: the raw
+            // message and parameters are kept as they are, never formatted.
             StringBuilder message = new StringBuilder(String.valueOf(record.getMessage()));
             if (record.getParameters() != null) {
               for (Object parameter : record.getParameters()) {
@@ -82,7 +88,14 @@ public final class LogCapture implements AutoCloseable {
         };
     julHandler.setLevel(java.util.logging.Level.ALL);
     julRoot.addHandler(julHandler);
-    julRoot.setLevel(java.util.logging.Level.ALL);
+    // java.util.logging at its finest for the libraries that carry the connector's calls (gRPC,
+    // Netty, Arrow) and the connector, not for everything: Janino's FINE messages make Spark's
+    // JUL-to-slf4j bridge throw while Spark compiles generated code.
+    for (String name : JUL_LOGGERS) {
+      java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
+      julLoggers.put(logger, logger.getLevel() == null ? NO_LEVEL : logger.getLevel());
+      logger.setLevel(java.util.logging.Level.ALL);
+    }
   }
 
   /** Starts capturing everything but the lines of loggers named in {@code ignoredLoggers}. */
@@ -116,7 +129,7 @@ public final class LogCapture implements AutoCloseable {
   public void close() {
     java.util.logging.Logger julRoot = java.util.logging.Logger.getLogger("");
     julRoot.removeHandler(julHandler);
-    julRoot.setLevel(julLevel);
+    julLoggers.forEach((logger, level) -> logger.setLevel(level == NO_LEVEL ? null : level));
     Configuration config = context.getConfiguration();
     LoggerConfig root = config.getRootLogger();
     root.removeAppender(appender.getName());
