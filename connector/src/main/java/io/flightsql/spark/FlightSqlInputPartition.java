@@ -18,12 +18,24 @@ final class FlightSqlInputPartition implements InputPartition {
   private final int endpointCount;
   private final byte[] ticket;
   private final ArrayList<FlightUri> targets;
+  private final String query;
 
-  FlightSqlInputPartition(int index, int endpointCount, byte[] ticket, List<FlightUri> targets) {
+  /**
+   * @param query the SQL whose endpoint this is, which a reader may run again when the ticket
+   *     cannot be read (see FlightSqlPartitionReader)
+   */
+  FlightSqlInputPartition(
+      int index, int endpointCount, byte[] ticket, List<FlightUri> targets, String query) {
     this.index = index;
     this.endpointCount = endpointCount;
     this.ticket = ticket.clone();
     this.targets = new ArrayList<>(targets);
+    this.query = query;
+  }
+
+  /** The SQL the server ran to make this endpoint. */
+  String query() {
+    return query;
   }
 
   int index() {

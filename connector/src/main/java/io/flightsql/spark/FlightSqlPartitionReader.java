@@ -109,7 +109,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         partition.index(),
         first.getMessage());
     try {
-      FlightInfo info = session.execute(config.query());
+      FlightInfo info = session.execute(partition.query());
       if (info.getEndpoints().size() != 1) {
         throw first;
       }
@@ -193,7 +193,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
             + partition.index()
             + " does not match the schema planned for the query: "
             + detail
-            + ". The server's result changed between planning and reading; read again.",
+            + ". The server's result changed between planning and reading, or does not have the"
+            + " types it announced for the query: "
+            + partition.query(),
         "UNKNOWN",
         detail,
         null);

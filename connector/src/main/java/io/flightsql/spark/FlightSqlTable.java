@@ -17,10 +17,16 @@ final class FlightSqlTable implements SupportsRead {
 
   private final StructType schema;
   private final FlightSqlReadConfig config;
+  private final Set<String> comparableColumns;
 
-  FlightSqlTable(StructType schema, FlightSqlReadConfig config) {
+  /**
+   * @param comparableColumns the columns whose values the server compares as Spark does (see
+   *     ComparableColumns), or null when the table was not built from the server's Arrow schema
+   */
+  FlightSqlTable(StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
     this.schema = schema;
     this.config = config;
+    this.comparableColumns = comparableColumns;
   }
 
   @Override
@@ -41,6 +47,6 @@ final class FlightSqlTable implements SupportsRead {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new FlightSqlScanBuilder(schema, config);
+    return new FlightSqlScanBuilder(schema, config, comparableColumns);
   }
 }

@@ -1,6 +1,7 @@
 package io.flightsql.spark.config;
 
 import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.sql.SqlDialect;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
@@ -19,13 +20,29 @@ public final class FlightSqlReadConfig implements Serializable {
   private final String query;
   private final String table;
   private final TypeMappingOptions typeOptions;
+  private final SqlDialect dialect;
+  private final boolean pushDownPredicate;
+  private final boolean pushDownLimit;
+  private final boolean pushDownOffset;
+  private final boolean pushDownTopN;
+  private final boolean pushDownAggregate;
 
   private FlightSqlReadConfig(
-      FlightUri uri, String query, String table, TypeMappingOptions typeOptions) {
+      FlightUri uri,
+      String query,
+      String table,
+      TypeMappingOptions typeOptions,
+      OptionReader reader) {
     this.uri = uri;
     this.query = query;
     this.table = table;
     this.typeOptions = typeOptions;
+    this.dialect = FlightSqlWriteConfig.dialect(reader);
+    this.pushDownPredicate = reader.bool(FlightSqlOptions.PUSH_DOWN_PREDICATE);
+    this.pushDownLimit = reader.bool(FlightSqlOptions.PUSH_DOWN_LIMIT);
+    this.pushDownOffset = reader.bool(FlightSqlOptions.PUSH_DOWN_OFFSET);
+    this.pushDownTopN = reader.bool(FlightSqlOptions.PUSH_DOWN_TOP_N);
+    this.pushDownAggregate = reader.bool(FlightSqlOptions.PUSH_DOWN_AGGREGATE);
   }
 
   /**
@@ -52,11 +69,12 @@ public final class FlightSqlReadConfig implements Serializable {
             reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
                 == MixedUnions.STRING);
     if (table.isPresent()) {
-      return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get(), typeOptions);
+      return new FlightSqlReadConfig(
+          uri, "SELECT * FROM " + table.get(), table.get(), typeOptions, reader);
     }
     if (query.isPresent()) {
       return new FlightSqlReadConfig(
-          uri, stripTrailingSemicolons(query.get()), null, typeOptions);
+          uri, stripTrailingSemicolons(query.get()), null, typeOptions, reader);
     }
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
@@ -94,6 +112,31 @@ public final class FlightSqlReadConfig implements Serializable {
   /** How Arrow values that Spark cannot hold exactly are read. */
   public TypeMappingOptions typeOptions() {
     return typeOptions;
+  }
+
+  /** The dialect option {@code dialect} names, or empty for {@code auto}. */
+  public Optional<SqlDialect> dialect() {
+    return Optional.ofNullable(dialect);
+  }
+
+  public boolean pushDownPredicate() {
+    return pushDownPredicate;
+  }
+
+  public boolean pushDownLimit() {
+    return pushDownLimit;
+  }
+
+  public boolean pushDownOffset() {
+    return pushDownOffset;
+  }
+
+  public boolean pushDownTopN() {
+    return pushDownTopN;
+  }
+
+  public boolean pushDownAggregate() {
+    return pushDownAggregate;
   }
 
   /** A short name for plans and the Spark UI: the table, or the query. */
