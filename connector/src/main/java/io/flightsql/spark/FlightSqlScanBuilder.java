@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.SortOrder;
@@ -65,6 +66,7 @@ final class FlightSqlScanBuilder
   private final StructType schema;
   private final FlightSqlReadConfig config;
   private final Set<String> knownComparable;
+  private final AtomicReference<QueryDialect> knownDialect;
   /**
    * Whether the read is split on the client into several queries, each selecting part of the
    * source rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is
@@ -92,11 +94,18 @@ final class FlightSqlScanBuilder
   /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server when needed
+   * @param knownDialect the table's dialect once a scan builder found it, shared by the builders
+   *     of one table
    */
-  FlightSqlScanBuilder(StructType schema, FlightSqlReadConfig config, Set<String> knownComparable) {
+  FlightSqlScanBuilder(
+      StructType schema,
+      FlightSqlReadConfig config,
+      Set<String> knownComparable,
+      AtomicReference<QueryDialect> knownDialect) {
     this.schema = schema;
     this.config = config;
     this.knownComparable = knownComparable;
+    this.knownDialect = knownDialect;
   }
 
   /** What pushing needs: the dialect and the source's columns in it. */
@@ -123,15 +132,19 @@ final class FlightSqlScanBuilder
 
   private Context resolveContext() {
     try (FlightSqlSession session = FlightSqlSession.open(config.uri(), "pushdown")) {
-      ServerCapabilities capabilities = session.capabilities();
-      SqlDialect kind =
-          config
-              .dialect()
-              .orElseGet(
-                  () ->
-                      SqlDialect.forServer(
-                          capabilities.serverName(), capabilities.serverVersion()));
-      QueryDialect dialect = QueryDialect.of(kind, capabilities.identifierQuote());
+      QueryDialect dialect = knownDialect.get();
+      if (dialect == null) {
+        ServerCapabilities capabilities = session.capabilities();
+        SqlDialect kind =
+            config
+                .dialect()
+                .orElseGet(
+                    () ->
+                        SqlDialect.forServer(
+                            capabilities.serverName(), capabilities.serverVersion()));
+        dialect = QueryDialect.of(kind, capabilities.identifierQuote());
+        knownDialect.set(dialect);
+      }
       Set<String> comparable = knownComparable;
       if (comparable == null) {
         Schema arrow = session.resultSchema(config.query());

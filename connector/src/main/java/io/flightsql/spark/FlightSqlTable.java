@@ -1,9 +1,11 @@
 package io.flightsql.spark;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.sql.QueryDialect;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -18,6 +20,9 @@ final class FlightSqlTable implements SupportsRead {
   private final StructType schema;
   private final FlightSqlReadConfig config;
   private final Set<String> comparableColumns;
+  // The dialect found for the first query over this table, for the next ones: a DataFrame's
+  // table plans each query, and asking the server (GetSqlInfo) each time costs a round trip.
+  private final AtomicReference<QueryDialect> dialect = new AtomicReference<>();
 
   /**
    * @param comparableColumns the columns whose values the server compares as Spark does (see
@@ -47,6 +52,6 @@ final class FlightSqlTable implements SupportsRead {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new FlightSqlScanBuilder(schema, config, comparableColumns);
+    return new FlightSqlScanBuilder(schema, config, comparableColumns, dialect);
   }
 }
