@@ -46,6 +46,17 @@ class QueryDialectTest {
   }
 
   @Test
+  void autoChoosesFromTheServersNameAndForReadsItsVersion() {
+    assertThat(SqlDialect.forServer("db_name", "sqlite 3")).isEqualTo(SqlDialect.SQLITE);
+    assertThat(SqlDialect.forServerName("db_name")).isEqualTo(SqlDialect.ANSI);
+    assertThat(SqlDialect.forServer("Apache Doris", "")).isEqualTo(SqlDialect.MYSQL);
+    assertThat(SqlDialect.forServer("StarRocks", "3.2")).isEqualTo(SqlDialect.MYSQL);
+    assertThat(SqlDialect.forServer("spark-flightsql DuckDB server", "v1.1")).isEqualTo(SqlDialect.DUCKDB);
+    assertThat(SqlDialect.forServer("Apache Derby", "")).isEqualTo(SqlDialect.DERBY);
+    assertThat(SqlDialect.forServer("Dremio", "25.0")).isEqualTo(SqlDialect.ANSI);
+  }
+
+  @Test
   void identifiersAreQuotedWithTheServersQuoteDoubledInside() {
     assertThat(ANSI.identifier("a\"b c.d`e").get()).isEqualTo("\"a\"\"b c.d`e\"");
     assertThat(MYSQL.quote()).isEqualTo("`");
