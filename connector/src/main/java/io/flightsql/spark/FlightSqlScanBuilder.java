@@ -376,7 +376,8 @@ final class FlightSqlScanBuilder
   }
 
   private PushedQuery base() {
-    QueryDialect dialect = context != null ? context.dialect : QueryDialect.of(SqlDialect.ANSI, null);
+    QueryDialect dialect =
+        context != null ? context.dialect : QueryDialect.of(SqlDialect.ANSI, null);
     return PushedQuery.over(dialect, config.query(), config.table().orElse(null));
   }
 

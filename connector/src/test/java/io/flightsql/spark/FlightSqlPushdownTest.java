@@ -295,6 +295,38 @@ class FlightSqlPushdownTest {
     assertThat(plan(df)).doesNotContain("PushedAggregates").contains("ReadSchema: struct<l_returnflag:string>");
   }
 
+  /** Each switch alone turns off its own pushdown and leaves the others on. */
+  @ParameterizedTest(name = "{0}=false")
+  @ValueSource(
+      strings = {
+        "pushDownPredicate", "pushDownLimit", "pushDownOffset", "pushDownTopN", "pushDownAggregate"
+      })
+  void eachSwitchTurnsOffOnlyItsOwnPushdown(String option) {
+    String[][] cases = {
+      {"pushDownPredicate", "SELECT l_orderkey FROM sw WHERE l_linenumber = 3", "PushedFilters: [l"},
+      {"pushDownLimit", "SELECT l_orderkey FROM sw LIMIT 3", "PushedLimit"},
+      {"pushDownOffset", "SELECT l_orderkey FROM sw LIMIT 3 OFFSET 2", "PushedOffset"},
+      {"pushDownTopN", "SELECT l_orderkey FROM sw ORDER BY l_orderkey DESC LIMIT 3", "PushedTopN"},
+      {"pushDownAggregate", "SELECT count(*) FROM sw", "PushedAggregates"},
+    };
+    spark
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("dbtable", "lineitem")
+        .option(option, "false")
+        .load()
+        .createOrReplaceTempView("sw");
+    for (String[] c : cases) {
+      String plan = plan(spark.sql(c[1]));
+      if (c[0].equals(option)) {
+        assertThat(plan).as(c[1]).doesNotContain(c[2]);
+      } else {
+        assertThat(plan).as(c[1]).contains(c[2]);
+      }
+    }
+  }
+
   @Test
   void inListsAndNullSafeEqualityOverNulls() {
     views(server, "td", "dbtable", "types_demo");

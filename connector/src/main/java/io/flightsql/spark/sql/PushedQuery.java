@@ -83,7 +83,8 @@ public final class PushedQuery implements Serializable {
   public PushedQuery where(List<String> conditions) {
     List<String> all = new ArrayList<>(where);
     all.addAll(conditions);
-    return new PushedQuery(dialect, original, relation, select, all, groupBy, orderBy, limit, offset);
+    return new PushedQuery(
+        dialect, original, relation, select, all, groupBy, orderBy, limit, offset);
   }
 
   public PushedQuery groupBy(List<String> columns) {
@@ -92,7 +93,8 @@ public final class PushedQuery implements Serializable {
   }
 
   public PushedQuery orderBy(List<String> items) {
-    return new PushedQuery(dialect, original, relation, select, where, groupBy, items, limit, offset);
+    return new PushedQuery(
+        dialect, original, relation, select, where, groupBy, items, limit, offset);
   }
 
   /** With at most {@code rows} rows ({@code -1}: no limit). */
@@ -103,7 +105,8 @@ public final class PushedQuery implements Serializable {
 
   /** Skipping the first {@code rows} rows, before the limit. */
   public PushedQuery offset(int rows) {
-    return new PushedQuery(dialect, original, relation, select, where, groupBy, orderBy, limit, rows);
+    return new PushedQuery(
+        dialect, original, relation, select, where, groupBy, orderBy, limit, rows);
   }
 
   public int limit() {

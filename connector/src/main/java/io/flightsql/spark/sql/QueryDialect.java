@@ -98,10 +98,10 @@ public final class QueryDialect implements Serializable {
 
   /**
    * A literal of Spark type {@code type} holding {@code value} (in Spark's internal form: {@code
-   * UTF8String} or {@code String}, {@link Decimal} or {@link BigDecimal}, days since the epoch for a
-   * date, microseconds since the epoch for timestamps, {@code byte[]} for binary), or empty when
-   * this dialect cannot write it so that the server compares it exactly as Spark does. A null value
-   * is {@code NULL}.
+   * UTF8String} or {@code String}, {@link Decimal} or {@link BigDecimal}, days since the epoch
+   * for a date, microseconds since the epoch for timestamps, {@code byte[]} for binary), or empty
+   * when this dialect cannot write it so that the server compares it exactly as Spark does. A null
+   * value is {@code NULL}.
    */
   public Optional<String> literal(Object value, DataType type) {
     if (value == null) {
