@@ -7,7 +7,9 @@ import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import java.util.HashMap;
 import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ComparableColumns;
 import java.util.Map;
+import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.connector.catalog.SessionConfigSupport;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -42,6 +44,15 @@ public final class FlightSqlDataSource
     implements TableProvider, DataSourceRegister, SessionConfigSupport, CreatableRelationProvider {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlDataSource.class);
 
+  /**
+   * The last schema this instance inferred, with its Arrow form's comparable columns: Spark asks
+   * the same provider instance for the schema and then for the table, and the scan builder needs
+   * to know which columns it may push filters on without asking the server again.
+   */
+  private StructType inferredSchema;
+
+  private Set<String> inferredComparable;
+
   public FlightSqlDataSource() {}
 
   @Override
@@ -63,6 +74,8 @@ public final class FlightSqlDataSource
       arrowSchema = session.resultSchema(config.query(session.sessionHasDefaults()));
     }
     StructType schema = ArrowTypeMapping.toSparkSchema(arrowSchema, config.typeOptions());
+    inferredSchema = schema;
+    inferredComparable = ComparableColumns.of(arrowSchema, schema);
     LOG.info("Schema of {} from {}: {}", config.displayName(), config.uri(), schema.simpleString());
     return schema;
   }
@@ -79,7 +92,8 @@ public final class FlightSqlDataSource
     if (planId != null) {
       return new FlightSqlWriteTable(schema, WritePlan.registered(planId));
     }
-    return new FlightSqlTable(schema, FlightSqlReadConfig.from(properties));
+    Set<String> comparable = schema.equals(inferredSchema) ? inferredComparable : null;
+    return new FlightSqlTable(schema, FlightSqlReadConfig.from(properties), comparable);
   }
 
   /** Every type the Spark-to-Arrow mapping knows can be written, intervals and TIME included. */

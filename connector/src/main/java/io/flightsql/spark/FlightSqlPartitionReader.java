@@ -199,7 +199,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
             + partition.index()
             + " does not match the schema planned for the query: "
             + detail
-            + ". The server's result changed between planning and reading; read again.",
+            + ". The server's result changed between planning and reading, or does not have the"
+            + " types it announced for the query: "
+            + partition.query(),
         "UNKNOWN",
         detail,
         null);

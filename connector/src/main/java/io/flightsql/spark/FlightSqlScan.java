@@ -1,37 +1,49 @@
 package io.flightsql.spark;
 
+import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.sql.PushedQuery;
+import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scan of one read and its batch: sends the query (GetFlightInfo) when Spark plans the job and
- * makes one input partition per FlightEndpoint. Driver only.
+ * The scan of one read and its batch: sends the composed query (GetFlightInfo) when Spark plans
+ * the job and makes one input partition per FlightEndpoint. Driver only. Its description, which
+ * EXPLAIN and the Spark UI show, lists what was pushed and the SQL sent.
  */
 final class FlightSqlScan implements Scan, Batch {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScan.class);
 
   private final StructType schema;
   private final FlightSqlReadConfig config;
+  private final PushedQuery query;
+  private final String description;
   // Spark may ask a batch for its partitions more than once while planning one job (copies of
   // the physical plan share this object). Asking the server again would run the query again.
   private InputPartition[] partitions;
 
-  FlightSqlScan(StructType schema, FlightSqlReadConfig config) {
+  FlightSqlScan(
+      StructType schema, FlightSqlReadConfig config, PushedQuery query, String description) {
     this.schema = schema;
     this.config = config;
+    this.query = query;
+    this.description = description;
   }
 
   @Override
@@ -41,7 +53,7 @@ final class FlightSqlScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "FlightSQL [uri=" + config.uri() + ", query=" + config.query() + "]";
+    return description;
   }
 
   @Override
@@ -58,11 +70,18 @@ final class FlightSqlScan implements Scan, Batch {
   }
 
   private InputPartition[] askServerForPartitions() {
+    String sql = query.sql();
     List<InputPartition> planned = new ArrayList<>();
-    String query;
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
-      query = config.query(session.sessionHasDefaults());
-      FlightInfo info = session.execute(query);
+      if (!query.composed()) {
+        // A query sent as the user wrote it: a dbtable is qualified here when the session could
+        // not take options catalog and schema as its defaults.
+        sql = config.query(session.sessionHasDefaults());
+      }
+      FlightInfo info = session.execute(sql);
+      if (query.composed()) {
+        checkSchema(info.getSchemaOptional(), sql);
+      }
       // The token and cookies of this session go to executors, so that they read its tickets
       // as the same client (a server may keep a ticket to the session it was issued in).
       SessionState state = session.state();
@@ -72,11 +91,63 @@ final class FlightSqlScan implements Scan, Batch {
         List<FlightUri> targets = session.targets(endpoint);
         planned.add(
             new FlightSqlInputPartition(
-                i, endpoints.size(), endpoint.getTicket().getBytes(), targets, query, state));
+                i, endpoints.size(), endpoint.getTicket().getBytes(), targets, sql, state));
       }
     }
-    LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), query);
+    LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), sql);
     return planned.toArray(new InputPartition[0]);
+  }
+
+  /**
+   * Fails planning when the server announces, for the query the connector composed, columns of
+   * other types than the scan promised Spark. Readers check each stream too, for servers that
+   * announce nothing here.
+   */
+  private void checkSchema(Optional<Schema> announced, String sql) {
+    if (!announced.isPresent() || announced.get().getFields().isEmpty()) {
+      return;
+    }
+    StructType actual;
+    try {
+      actual = ArrowTypeMapping.toSparkSchema(announced.get(), config.typeOptions());
+    } catch (RuntimeException e) {
+      throw mismatch(sql, e.getMessage());
+    }
+    if (actual.size() != schema.size()) {
+      throw mismatch(
+          sql, "it has " + actual.size() + " columns where " + schema.size() + " were expected");
+    }
+    for (int i = 0; i < schema.size(); i++) {
+      DataType expected = schema.fields()[i].dataType();
+      DataType got = actual.fields()[i].dataType();
+      if (!expected.equals(got)) {
+        throw mismatch(
+            sql,
+            "column "
+                + (i + 1)
+                + " ('"
+                + actual.fields()[i].name()
+                + "') is "
+                + got.simpleString()
+                + " where "
+                + expected.simpleString()
+                + " was expected");
+      }
+    }
+  }
+
+  private FlightSqlConnectorException mismatch(String sql, String detail) {
+    return new FlightSqlConnectorException(
+        "[flightsql] The server's result for the pushed-down query does not match the schema"
+            + " Spark expects: "
+            + detail
+            + ". Query: "
+            + sql
+            + ". Set options 'pushDownPredicate', 'pushDownAggregate', 'pushDownLimit',"
+            + " 'pushDownOffset' and 'pushDownTopN' to false, or choose another 'dialect'.",
+        "UNKNOWN",
+        detail,
+        null);
   }
 
   @Override

@@ -1,22 +1,483 @@
 package io.flightsql.spark;
 
+import io.flightsql.spark.client.FlightSqlConnectorException;
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.ServerCapabilities;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.sql.ExpressionSql;
+import io.flightsql.spark.sql.PushedQuery;
+import io.flightsql.spark.sql.QueryDialect;
+import io.flightsql.spark.sql.SourceColumns;
+import io.flightsql.spark.sql.SqlDialect;
+import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ComparableColumns;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.expressions.aggregate.Avg;
+import org.apache.spark.sql.connector.expressions.aggregate.Count;
+import org.apache.spark.sql.connector.expressions.aggregate.Sum;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
+import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
+import org.apache.spark.sql.connector.read.SupportsPushDownOffset;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownTopN;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Builds the scan of one read. Driver only. Pushdown arrives here in a later release. */
-final class FlightSqlScanBuilder implements ScanBuilder {
+/**
+ * Builds the scan of one read, and with it the query the server runs: Spark pushes the columns it
+ * needs, its filters, an aggregation, a limit, an offset and a top-N here, and each is taken when
+ * its option allows it and the read's {@link QueryDialect} can write it so that the server computes
+ * what Spark would. Driver only; not Serializable (the {@link PushedQuery} it builds is).
+ *
+ * <p>The dialect, and which columns the server compares as Spark does, are found the first time
+ * something could be pushed (GetSqlInfo, and the query's Arrow schema when the table did not bring
+ * it); a server that cannot tell gets nothing pushed.
+ */
+final class FlightSqlScanBuilder
+    implements ScanBuilder,
+        SupportsPushDownRequiredColumns,
+        SupportsPushDownV2Filters,
+        SupportsPushDownAggregates,
+        SupportsPushDownLimit,
+        SupportsPushDownOffset,
+        SupportsPushDownTopN {
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScanBuilder.class);
+
+  /** The name the server gives the i-th pushed aggregate's column. */
+  private static final String AGGREGATE_ALIAS = "flightsql_agg_";
+
   private final StructType schema;
   private final FlightSqlReadConfig config;
+  private final Set<String> knownComparable;
+  private final AtomicReference<QueryDialect> knownDialect;
+  /**
+   * Whether the read is split on the client into several queries, each selecting part of the
+   * source rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is
+   * computed per query and Spark must finish it, and an offset cannot be pushed at all, as in
+   * Spark's JDBC source with numPartitions > 1. Reads are not split yet.
+   */
+  private final boolean clientPartitioned = false;
 
-  FlightSqlScanBuilder(StructType schema, FlightSqlReadConfig config) {
+  private Context context;
+  private boolean contextResolved;
+
+  private final List<Predicate> pushedPredicates = new ArrayList<>();
+  private final List<String> where = new ArrayList<>();
+  private StructType required;
+  private Aggregation aggregation;
+  private boolean aggregationComplete;
+  private List<String> aggregateSelect;
+  private List<String> groupBy;
+  private StructType aggregateSchema;
+  private int limit = -1;
+  private int offset;
+  private SortOrder[] topN;
+  private List<String> orderBy = Collections.emptyList();
+
+  /**
+   * @param knownComparable the columns whose values the server compares as Spark does, when the
+   *     table knows its Arrow schema; null to ask the server when needed
+   * @param knownDialect the table's dialect once a scan builder found it, shared by the builders
+   *     of one table
+   */
+  FlightSqlScanBuilder(
+      StructType schema,
+      FlightSqlReadConfig config,
+      Set<String> knownComparable,
+      AtomicReference<QueryDialect> knownDialect) {
     this.schema = schema;
     this.config = config;
+    this.knownComparable = knownComparable;
+    this.knownDialect = knownDialect;
+  }
+
+  /** What pushing needs: the dialect and the source's columns in it. */
+  private static final class Context {
+    final QueryDialect dialect;
+    final SourceColumns columns;
+    final ExpressionSql expressions;
+    // Whether sessions on this server take options catalog and schema as their defaults; where
+    // they do not, the composed query names them as qualifiers of the table.
+    final boolean sessionHasDefaults;
+
+    Context(QueryDialect dialect, SourceColumns columns, boolean sessionHasDefaults) {
+      this.dialect = dialect;
+      this.columns = columns;
+      this.expressions = new ExpressionSql(dialect, columns);
+      this.sessionHasDefaults = sessionHasDefaults;
+    }
+  }
+
+  /** The context, or null when nothing may be pushed into this read. */
+  private Context context() {
+    if (!contextResolved) {
+      contextResolved = true;
+      context = resolveContext();
+    }
+    return context;
+  }
+
+  private Context resolveContext() {
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "pushdown")) {
+      QueryDialect dialect = knownDialect.get();
+      if (dialect == null) {
+        ServerCapabilities capabilities = session.capabilities();
+        SqlDialect kind =
+            config
+                .dialect()
+                .orElseGet(
+                    () ->
+                        SqlDialect.forServer(
+                            capabilities.serverName(), capabilities.serverVersion()));
+        dialect = QueryDialect.of(kind, capabilities.identifierQuote());
+        knownDialect.set(dialect);
+      }
+      Set<String> comparable = knownComparable;
+      if (comparable == null) {
+        Schema arrow = session.resultSchema(config.query(session.sessionHasDefaults()));
+        comparable = ComparableColumns.of(arrow, schema);
+      }
+      SourceColumns columns = new SourceColumns(schema, comparable, dialect);
+      if (!columns.addressable()) {
+        LOG.info(
+            "Nothing is pushed into the read of {}: its column names repeat or cannot be quoted",
+            config.displayName());
+        return null;
+      }
+      LOG.debug("Pushdown into {} uses dialect {}", config.displayName(), dialect);
+      return new Context(dialect, columns, session.sessionHasDefaults());
+    } catch (FlightSqlConnectorException e) {
+      LOG.warn(
+          "Nothing is pushed into the read of {}: the server did not describe itself ({})",
+          config.displayName(),
+          e.getMessage());
+      return null;
+    }
+  }
+
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    if (!config.pushDownPredicate() || predicates.length == 0 || context() == null) {
+      return predicates;
+    }
+    List<Predicate> remaining = new ArrayList<>();
+    for (Predicate predicate : predicates) {
+      Optional<String> sql = context.expressions.predicate(predicate);
+      if (sql.isPresent()) {
+        pushedPredicates.add(predicate);
+        where.add(sql.get());
+      } else {
+        remaining.add(predicate);
+      }
+    }
+    return remaining.toArray(new Predicate[0]);
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return pushedPredicates.toArray(new Predicate[0]);
+  }
+
+  @Override
+  public void pruneColumns(StructType requiredSchema) {
+    this.required = requiredSchema;
+  }
+
+  @Override
+  public boolean supportCompletePushDown(Aggregation aggregation) {
+    if (clientPartitioned) {
+      return false;
+    }
+    for (AggregateFunc f : functions(aggregation)) {
+      // Spark then divides a pushed SUM by a pushed COUNT itself, at its own decimal scale.
+      if (f instanceof Avg && (context() == null || !context.expressions.avgIsExact((Avg) f))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public boolean pushAggregation(Aggregation agg) {
+    if (!config.pushDownAggregate() || context() == null) {
+      return false;
+    }
+    boolean complete = supportCompletePushDown(agg);
+    if (!complete && !partialMergeable(agg)) {
+      return false;
+    }
+    List<String> groups = new ArrayList<>();
+    List<String> select = new ArrayList<>();
+    for (Expression e : groupBys(agg)) {
+      Optional<String> sql = context.expressions.groupBy(e);
+      if (!sql.isPresent()) {
+        return false;
+      }
+      groups.add(sql.get());
+      select.add(sql.get());
+    }
+    AggregateFunc[] functions = functions(agg);
+    for (int i = 0; i < functions.length; i++) {
+      Optional<String> sql = context.expressions.aggregate(functions[i]);
+      if (!sql.isPresent()) {
+        return false;
+      }
+      select.add(sql.get() + " AS " + context.dialect.identifier(AGGREGATE_ALIAS + i).get());
+    }
+    PushedQuery candidate = base().where(where).select(select).groupBy(groups);
+    // As Spark's JDBC source does: the server says what the aggregated query returns, without
+    // computing it, or refuses it; either way before Spark relies on it.
+    String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
+    StructType result;
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "aggregate-schema")) {
+      Schema arrow = session.resultSchema(probe);
+      result = ArrowTypeMapping.toSparkSchema(arrow, config.typeOptions());
+      if (result.size() != select.size()
+          || ComparableColumns.of(arrow, result).size() != result.size()) {
+        LOG.info("Aggregates not pushed: the server answers {} with {}", probe, arrow);
+        return false;
+      }
+    } catch (RuntimeException e) {
+      LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
+      return false;
+    }
+    this.aggregation = agg;
+    this.aggregationComplete = complete;
+    this.aggregateSelect = select;
+    this.groupBy = groups;
+    this.aggregateSchema = result;
+    return true;
+  }
+
+  /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
+  private static boolean partialMergeable(Aggregation agg) {
+    for (AggregateFunc f : functions(agg)) {
+      if (f instanceof Avg
+          || (f instanceof Count && ((Count) f).isDistinct())
+          || (f instanceof Sum && ((Sum) f).isDistinct())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public boolean pushLimit(int rows) {
+    if (!config.pushDownLimit()
+        || context() == null
+        || rows <= 0
+        || (aggregation != null && !aggregationComplete)) {
+      return false;
+    }
+    if (!context.dialect.limitOffset(rows, offset).isPresent()) {
+      return false;
+    }
+    // Spark pushes an offset first only for OFFSET n LIMIT m, whose limit counts after the
+    // offset, which is also what SQL's LIMIT ... OFFSET means.
+    limit = rows;
+    return true;
+  }
+
+  @Override
+  public boolean pushOffset(int rows) {
+    if (!config.pushDownOffset()
+        || clientPartitioned
+        || context() == null
+        || rows <= 0
+        || (aggregation != null && !aggregationComplete)
+        || topN != null) {
+      return false;
+    }
+    // A limit pushed before an offset counts the skipped rows too (LIMIT m OFFSET n is pushed as
+    // limit m + n, then offset n); SQL's LIMIT counts after the offset.
+    int newLimit = limit;
+    if (limit >= 0) {
+      newLimit = limit - rows;
+      if (newLimit <= 0) {
+        return false;
+      }
+    }
+    if (!context.dialect.limitOffset(newLimit, rows).isPresent()) {
+      return false;
+    }
+    limit = newLimit;
+    offset = rows;
+    return true;
+  }
+
+  @Override
+  public boolean pushTopN(SortOrder[] orders, int rows) {
+    if (!config.pushDownTopN()
+        || context() == null
+        || rows <= 0
+        || aggregation != null
+        || offset > 0) {
+      return false;
+    }
+    List<String> items = new ArrayList<>();
+    for (SortOrder order : orders) {
+      Optional<String> sql = context.expressions.orderItem(order);
+      if (!sql.isPresent()) {
+        return false;
+      }
+      items.add(sql.get());
+    }
+    if (!context.dialect.limitOffset(rows, 0).isPresent()) {
+      return false;
+    }
+    topN = orders.clone();
+    orderBy = items;
+    limit = rows;
+    return true;
+  }
+
+  /** A limit is complete unless the read is split on the client. */
+  @Override
+  public boolean isPartiallyPushed() {
+    // SupportsPushDownLimit and SupportsPushDownTopN share this method. For a top-N the server's
+    // rows are the right ones, but a server may split them into endpoints without ordering the
+    // endpoints among themselves (FlightInfo.ordered): Spark sorts those few rows again.
+    return clientPartitioned || topN != null;
+  }
+
+  /**
+   * The aggregate functions of an aggregation. Spark 4's Aggregation is a Java record, which code
+   * compiled for Java 11 (for Spark 3.5 clusters) cannot call directly; Spark 3.5's is a class
+   * with the same accessor, so the call goes through reflection on whichever is loaded.
+   */
+  private static AggregateFunc[] functions(Aggregation aggregation) {
+    return (AggregateFunc[]) accessor(aggregation, "aggregateExpressions");
+  }
+
+  /** The GROUP BY expressions of an aggregation; see {@link #functions}. */
+  private static Expression[] groupBys(Aggregation aggregation) {
+    return (Expression[]) accessor(aggregation, "groupByExpressions");
+  }
+
+  private static Object accessor(Object aggregation, String name) {
+    try {
+      return aggregation.getClass().getMethod(name).invoke(aggregation);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("Spark's Aggregation has no " + name + "(): " + e, e);
+    }
+  }
+
+  private PushedQuery base() {
+    QueryDialect dialect =
+        context != null ? context.dialect : QueryDialect.of(SqlDialect.ANSI, null);
+    // Without a context nothing is composed, and the scan qualifies the plain query itself.
+    boolean hasDefaults = context == null || context.sessionHasDefaults;
+    return PushedQuery.over(
+        dialect, config.query(hasDefaults), config.table(hasDefaults).orElse(null));
   }
 
   @Override
   public Scan build() {
-    return new FlightSqlScan(schema, config);
+    if (required != null && !sameColumns(required, schema)) {
+      // Column pruning has no option of its own: it needs only the dialect's quoting.
+      context();
+    }
+    PushedQuery query = base();
+    StructType readSchema;
+    if (context == null) {
+      readSchema = schema;
+    } else if (aggregation != null) {
+      query = query.where(where).select(aggregateSelect).groupBy(groupBy);
+      readSchema = aggregateSchema;
+    } else {
+      readSchema = prunedSchema();
+      if (!sameColumns(readSchema, schema)) {
+        List<String> select = new ArrayList<>();
+        for (StructField field : readSchema.fields()) {
+          select.add(context.columns.resolve(new String[] {field.name()}).get().sql());
+        }
+        query = query.select(select);
+      }
+      query = query.where(where).orderBy(orderBy);
+    }
+    query = query.limit(limit).offset(offset);
+    String description = describe(query, readSchema);
+    LOG.debug("Read of {} sends: {}", config.displayName(), query.sql());
+    return new FlightSqlScan(readSchema, config, query, description);
+  }
+
+  /**
+   * The columns Spark needs, each with its whole type (nested fields are not pruned on the
+   * server); when Spark needs none, the narrowest one, since a result has at least one column.
+   */
+  private StructType prunedSchema() {
+    if (required == null) {
+      return schema;
+    }
+    List<StructField> fields = new ArrayList<>();
+    for (StructField field : required.fields()) {
+      context.columns.resolve(new String[] {field.name()}).ifPresent(
+          column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
+    }
+    if (fields.isEmpty() && schema.size() > 0) {
+      StructField narrowest = schema.fields()[0];
+      for (StructField field : schema.fields()) {
+        if (field.dataType().defaultSize() < narrowest.dataType().defaultSize()) {
+          narrowest = field;
+        }
+      }
+      fields.add(narrowest);
+    }
+    return new StructType(fields.toArray(new StructField[0]));
+  }
+
+  private static boolean sameColumns(StructType a, StructType b) {
+    return Arrays.equals(a.fieldNames(), b.fieldNames());
+  }
+
+  /** What EXPLAIN and the Spark UI show: what was pushed, in the style of Spark's JDBC source. */
+  private String describe(PushedQuery query, StructType readSchema) {
+    StringBuilder out = new StringBuilder("FlightSQL [uri=").append(config.uri());
+    if (context != null) {
+      out.append(", Dialect: ").append(context.dialect.name());
+    }
+    out.append(", PushedFilters: ").append(list(pushedPredicates));
+    if (aggregation != null) {
+      out.append(", PushedAggregates: ").append(list(Arrays.asList(functions(aggregation))));
+      out.append(", PushedGroupBy: ").append(list(Arrays.asList(groupBys(aggregation))));
+      out.append(aggregationComplete ? " (complete)" : " (partial)");
+    }
+    if (topN != null) {
+      out.append(", PushedTopN: ORDER BY ").append(list(Arrays.asList(topN)));
+      out.append(" LIMIT ").append(limit);
+    } else if (limit >= 0) {
+      out.append(", PushedLimit: LIMIT ").append(limit);
+    }
+    if (offset > 0) {
+      out.append(", PushedOffset: OFFSET ").append(offset);
+    }
+    out.append(", ReadSchema: ").append(readSchema.simpleString());
+    out.append(", SQL: ").append(query.sql()).append(']');
+    return out.toString();
+  }
+
+  private static String list(List<?> items) {
+    List<String> texts = new ArrayList<>();
+    for (Object item : items) {
+      texts.add(String.valueOf(item));
+    }
+    return "[" + String.join(", ", texts) + "]";
   }
 }

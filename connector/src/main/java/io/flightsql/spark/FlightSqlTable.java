@@ -1,9 +1,11 @@
 package io.flightsql.spark;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.sql.QueryDialect;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -17,10 +19,19 @@ final class FlightSqlTable implements SupportsRead {
 
   private final StructType schema;
   private final FlightSqlReadConfig config;
+  private final Set<String> comparableColumns;
+  // The dialect found for the first query over this table, for the next ones: a DataFrame's
+  // table plans each query, and asking the server (GetSqlInfo) each time costs a round trip.
+  private final AtomicReference<QueryDialect> dialect = new AtomicReference<>();
 
-  FlightSqlTable(StructType schema, FlightSqlReadConfig config) {
+  /**
+   * @param comparableColumns the columns whose values the server compares as Spark does (see
+   *     ComparableColumns), or null when the table was not built from the server's Arrow schema
+   */
+  FlightSqlTable(StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
     this.schema = schema;
     this.config = config;
+    this.comparableColumns = comparableColumns;
   }
 
   @Override
@@ -41,6 +52,6 @@ final class FlightSqlTable implements SupportsRead {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new FlightSqlScanBuilder(schema, config);
+    return new FlightSqlScanBuilder(schema, config, comparableColumns, dialect);
   }
 }

@@ -13,6 +13,7 @@ public final class ServerCapabilities implements Serializable {
   private static final long serialVersionUID = 1L;
 
   static final int FLIGHT_SQL_SERVER_NAME = SqlInfo.FLIGHT_SQL_SERVER_NAME.getNumber();
+  static final int FLIGHT_SQL_SERVER_VERSION = SqlInfo.FLIGHT_SQL_SERVER_VERSION.getNumber();
   static final int FLIGHT_SQL_SERVER_TRANSACTION =
       SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION.getNumber();
   static final int FLIGHT_SQL_SERVER_BULK_INGESTION =
@@ -28,18 +29,21 @@ public final class ServerCapabilities implements Serializable {
   private final boolean ingestTransactions;
   private final String identifierQuote;
   private final String serverName;
+  private final String serverVersion;
 
   ServerCapabilities(
       boolean transactions,
       Boolean bulkIngestion,
       boolean ingestTransactions,
       String identifierQuote,
-      String serverName) {
+      String serverName,
+      String serverVersion) {
     this.transactions = transactions;
     this.bulkIngestion = bulkIngestion;
     this.ingestTransactions = ingestTransactions;
     this.identifierQuote = identifierQuote;
     this.serverName = serverName;
+    this.serverVersion = serverVersion;
   }
 
   /** Capabilities from the values of a GetSqlInfo answer, by SqlInfo id. */
@@ -49,17 +53,19 @@ public final class ServerCapabilities implements Serializable {
     Object ingestTransactions = info.get(FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED);
     Object quote = info.get(SQL_IDENTIFIER_QUOTE_CHAR);
     Object name = info.get(FLIGHT_SQL_SERVER_NAME);
+    Object version = info.get(FLIGHT_SQL_SERVER_VERSION);
     return new ServerCapabilities(
         transaction instanceof Number && ((Number) transaction).intValue() >= 1,
         bulk instanceof Boolean ? (Boolean) bulk : null,
         Boolean.TRUE.equals(ingestTransactions),
         quote == null || quote.toString().isEmpty() ? "\"" : quote.toString(),
-        name == null ? "" : name.toString());
+        name == null ? "" : name.toString(),
+        version == null ? "" : version.toString());
   }
 
   /** For a server that does not answer GetSqlInfo. */
   static ServerCapabilities unknown() {
-    return new ServerCapabilities(false, null, false, "\"", "");
+    return new ServerCapabilities(false, null, false, "\"", "", "");
   }
 
   public boolean transactions() {
@@ -86,10 +92,17 @@ public final class ServerCapabilities implements Serializable {
     return serverName;
   }
 
+  /** FLIGHT_SQL_SERVER_VERSION, or empty. */
+  public String serverVersion() {
+    return serverVersion;
+  }
+
   @Override
   public String toString() {
     return "ServerCapabilities{server="
         + serverName
+        + " "
+        + serverVersion
         + ", transactions="
         + transactions
         + ", bulkIngestion="

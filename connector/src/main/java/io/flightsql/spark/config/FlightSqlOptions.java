@@ -303,12 +303,61 @@ public final class FlightSqlOptions {
   public static final OptionSpec DIALECT =
       OptionSpec.plain(
           "dialect",
-          "`auto`, `ansi`, `duckdb`, `sqlite` or `derby`",
+          "`auto`, `ansi`, `duckdb`, `sqlite`, `derby` or `mysql`",
           "auto",
-          OptionScope.WRITE,
-          "The SQL the connector writes for the server when it creates a table (column types)."
-              + " `auto` chooses from the server's name (GetSqlInfo), and `ansi` where it is not"
-              + " known.");
+          OptionScope.READ_WRITE,
+          "The SQL the connector writes for the server: the column types of a table it creates,"
+              + " and the filters, aggregates, ordering and row limits it pushes into a read"
+              + " (quoting, literals, which of them the server can run as Spark would). `mysql` is"
+              + " MySQL's syntax as Apache Doris and StarRocks speak it. `auto` chooses from the"
+              + " server's name (GetSqlInfo; for reads its version too), and `ansi` where it is"
+              + " not known. See docs/pushdown.md.");
+
+  public static final OptionSpec PUSH_DOWN_PREDICATE =
+      OptionSpec.plain(
+          "pushDownPredicate",
+          "`true` or `false`",
+          "true",
+          OptionScope.READ,
+          "`true` sends Spark's filters that the dialect can write to the server in the query's"
+              + " WHERE clause; the others stay in Spark. `false` filters every row in Spark.");
+
+  public static final OptionSpec PUSH_DOWN_LIMIT =
+      OptionSpec.plain(
+          "pushDownLimit",
+          "`true` or `false`",
+          "true",
+          OptionScope.READ,
+          "`true` sends a LIMIT to the server, so that it returns only the rows Spark keeps.");
+
+  public static final OptionSpec PUSH_DOWN_OFFSET =
+      OptionSpec.plain(
+          "pushDownOffset",
+          "`true` or `false`",
+          "true",
+          OptionScope.READ,
+          "`true` sends an OFFSET to the server, so that it skips the rows Spark would skip.");
+
+  public static final OptionSpec PUSH_DOWN_TOP_N =
+      OptionSpec.plain(
+          "pushDownTopN",
+          "`true` or `false`",
+          "true",
+          OptionScope.READ,
+          "`true` sends an ORDER BY with a LIMIT to the server, so that it returns only the first"
+              + " rows in Spark's order. Spark still orders those rows again, since a server may"
+              + " split its answer into endpoints that it does not order among themselves.");
+
+  public static final OptionSpec PUSH_DOWN_AGGREGATE =
+      OptionSpec.plain(
+          "pushDownAggregate",
+          "`true` or `false`",
+          "true",
+          OptionScope.READ,
+          "`true` sends COUNT, SUM, MIN, MAX and AVG with their GROUP BY columns to the server"
+              + " when all of a query's aggregates can be written. It needs no capability from"
+              + " the server beyond SQL: the connector asks the server for the aggregated query's"
+              + " schema first and pushes nothing when the server refuses it.");
 
   private static final List<OptionSpec> ALL =
       Collections.unmodifiableList(
@@ -342,7 +391,12 @@ public final class FlightSqlOptions {
               BATCH_BYTES,
               TRUNCATE,
               ATOMIC,
-              DIALECT));
+              DIALECT,
+              PUSH_DOWN_PREDICATE,
+              PUSH_DOWN_LIMIT,
+              PUSH_DOWN_OFFSET,
+              PUSH_DOWN_TOP_N,
+              PUSH_DOWN_AGGREGATE));
 
   private static final Map<String, OptionSpec> BY_NAME =
       ALL.stream()

@@ -3,6 +3,7 @@ package io.flightsql.spark.config;
 import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.sql.SqlDialect;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
@@ -22,13 +23,29 @@ public final class FlightSqlReadConfig implements Serializable {
   private final String query;
   private final String table;
   private final TypeMappingOptions typeOptions;
+  private final SqlDialect dialect;
+  private final boolean pushDownPredicate;
+  private final boolean pushDownLimit;
+  private final boolean pushDownOffset;
+  private final boolean pushDownTopN;
+  private final boolean pushDownAggregate;
 
   private FlightSqlReadConfig(
-      ConnectionSettings connection, String query, String table, TypeMappingOptions typeOptions) {
+      ConnectionSettings connection,
+      String query,
+      String table,
+      TypeMappingOptions typeOptions,
+      OptionReader reader) {
     this.connection = connection;
     this.query = query;
     this.table = table;
     this.typeOptions = typeOptions;
+    this.dialect = FlightSqlWriteConfig.dialect(reader);
+    this.pushDownPredicate = reader.bool(FlightSqlOptions.PUSH_DOWN_PREDICATE);
+    this.pushDownLimit = reader.bool(FlightSqlOptions.PUSH_DOWN_LIMIT);
+    this.pushDownOffset = reader.bool(FlightSqlOptions.PUSH_DOWN_OFFSET);
+    this.pushDownTopN = reader.bool(FlightSqlOptions.PUSH_DOWN_TOP_N);
+    this.pushDownAggregate = reader.bool(FlightSqlOptions.PUSH_DOWN_AGGREGATE);
   }
 
   /**
@@ -56,11 +73,11 @@ public final class FlightSqlReadConfig implements Serializable {
                 == MixedUnions.STRING);
     if (table.isPresent()) {
       return new FlightSqlReadConfig(
-          connection, "SELECT * FROM " + table.get(), table.get(), typeOptions);
+          connection, "SELECT * FROM " + table.get(), table.get(), typeOptions, reader);
     }
     if (query.isPresent()) {
       return new FlightSqlReadConfig(
-          connection, stripTrailingSemicolons(query.get()), null, typeOptions);
+          connection, stripTrailingSemicolons(query.get()), null, typeOptions, reader);
     }
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
@@ -98,32 +115,41 @@ public final class FlightSqlReadConfig implements Serializable {
   /**
    * The SQL sent to the server by a session that could, or could not, make options {@code
    * catalog} and {@code schema} its defaults (SetSessionOptions). Where it could not, an
-   * unqualified {@code dbtable} is qualified with them, in double quotes; a {@code query} is sent
-   * as written.
+   * unqualified {@code dbtable} is qualified with them (see {@link #table(boolean)}); a {@code
+   * query} is sent as written.
    */
   public String query(boolean sessionHasDefaults) {
-    if (sessionHasDefaults
-        || table == null
+    return table == null ? query : "SELECT * FROM " + table(sessionHasDefaults).get();
+  }
+
+  /**
+   * The table read, as the SQL of a session that could, or could not, make options {@code catalog}
+   * and {@code schema} its defaults: where it could not, an unqualified {@code dbtable} gets them
+   * as qualifiers, in double quotes.
+   */
+  public Optional<String> table(boolean sessionHasDefaults) {
+    if (table == null
+        || sessionHasDefaults
         || (connection.catalog() == null && connection.schema() == null)) {
-      return query;
+      return table();
     }
     TableRef parsed;
     try {
       parsed = TableRef.parse(table, null, null);
     } catch (IllegalArgumentException e) {
-      return query;
+      return table();
     }
     if (parsed.schema() != null || parsed.catalog() != null) {
-      return query;
+      return table();
     }
-    StringBuilder qualified = new StringBuilder("SELECT * FROM ");
+    StringBuilder qualified = new StringBuilder();
     if (connection.catalog() != null) {
       qualified.append(quote(connection.catalog())).append('.');
     }
     if (connection.schema() != null) {
       qualified.append(quote(connection.schema())).append('.');
     }
-    return qualified.append(table.trim()).toString();
+    return Optional.of(qualified.append(table.trim()).toString());
   }
 
   private static String quote(String identifier) {
@@ -138,6 +164,31 @@ public final class FlightSqlReadConfig implements Serializable {
   /** How Arrow values that Spark cannot hold exactly are read. */
   public TypeMappingOptions typeOptions() {
     return typeOptions;
+  }
+
+  /** The dialect option {@code dialect} names, or empty for {@code auto}. */
+  public Optional<SqlDialect> dialect() {
+    return Optional.ofNullable(dialect);
+  }
+
+  public boolean pushDownPredicate() {
+    return pushDownPredicate;
+  }
+
+  public boolean pushDownLimit() {
+    return pushDownLimit;
+  }
+
+  public boolean pushDownOffset() {
+    return pushDownOffset;
+  }
+
+  public boolean pushDownTopN() {
+    return pushDownTopN;
+  }
+
+  public boolean pushDownAggregate() {
+    return pushDownAggregate;
   }
 
   /** A short name for plans and the Spark UI: the table, or the query. */

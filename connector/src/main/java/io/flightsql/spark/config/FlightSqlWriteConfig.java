@@ -97,7 +97,8 @@ public final class FlightSqlWriteConfig implements Serializable {
         dialect(reader));
   }
 
-  private static SqlDialect dialect(OptionReader reader) {
+  /** Option {@code dialect}: null for {@code auto}. */
+  static SqlDialect dialect(OptionReader reader) {
     Optional<String> value = reader.optional(FlightSqlOptions.DIALECT);
     if (!value.isPresent() || value.get().equalsIgnoreCase("auto")) {
       return null;

@@ -36,7 +36,12 @@ public enum SqlDialect {
   /** SQLite as arrow-go's Flight SQL example reads its declared types. */
   SQLITE,
   /** Apache Derby (Arrow Java's Flight SQL example). */
-  DERBY;
+  DERBY,
+  /**
+   * MySQL's syntax as Apache Doris and StarRocks speak it: backtick-quoted identifiers, backslash
+   * escapes in string literals.
+   */
+  MYSQL;
 
   /** The dialect a server's name (FLIGHT_SQL_SERVER_NAME) suggests; ANSI when it says nothing. */
   public static SqlDialect forServerName(String serverName) {
@@ -50,7 +55,20 @@ public enum SqlDialect {
     if (name.contains("sqlite")) {
       return SQLITE;
     }
+    if (name.contains("mysql") || name.contains("doris") || name.contains("starrocks")) {
+      return MYSQL;
+    }
     return ANSI;
+  }
+
+  /**
+   * The dialect of a read from a server that calls itself {@code serverName}, version {@code
+   * serverVersion} (GetSqlInfo). The version counts too: arrow-go's SQLite example is named {@code
+   * db_name} and says {@code sqlite 3} only in its version. Writes keep choosing by the name alone.
+   */
+  public static SqlDialect forServer(String serverName, String serverVersion) {
+    SqlDialect byName = forServerName(serverName);
+    return byName != ANSI ? byName : forServerName(serverVersion);
   }
 
   public String optionValue() {
@@ -159,19 +177,20 @@ public enum SqlDialect {
       return "DECIMAL(" + ((DecimalType) type).precision() + ", " + ((DecimalType) type).scale() + ")";
     }
     if (type instanceof StringType) {
-      return "VARCHAR";
+      // MySQL's VARCHAR needs a length; its TEXT types do not.
+      return this == MYSQL ? "LONGTEXT" : "VARCHAR";
     }
     if (type instanceof BinaryType) {
-      return this == DUCKDB ? "BLOB" : "VARBINARY";
+      return this == DUCKDB ? "BLOB" : this == MYSQL ? "LONGBLOB" : "VARBINARY";
     }
     if (type instanceof DateType) {
       return "DATE";
     }
-    if (type instanceof TimestampType) {
+    if (type instanceof TimestampType && this != MYSQL) {
       return "TIMESTAMP WITH TIME ZONE";
     }
     if (type instanceof TimestampNTZType) {
-      return "TIMESTAMP";
+      return this == MYSQL ? "DATETIME(6)" : "TIMESTAMP";
     }
     if (this == DUCKDB) {
       String nested = duckDbNestedType(type, path, quote);

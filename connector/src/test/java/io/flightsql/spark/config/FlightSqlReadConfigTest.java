@@ -122,4 +122,35 @@ class FlightSqlReadConfigTest {
         FlightSqlReadConfig.from(options("uri", "grpc://h:1", "query", "SELECT 1", "schema", "s"));
     assertThat(query.query(false)).isEqualTo("SELECT 1");
   }
+
+  @Test
+  void pushdownSwitchesDefaultToTrueAndNameTheOptionWhenMisspelt() {
+    FlightSqlReadConfig defaults =
+        FlightSqlReadConfig.from(options("uri", "grpc://127.0.0.1:31337", "dbtable", "t"));
+    assertThat(defaults.pushDownPredicate()).isTrue();
+    assertThat(defaults.pushDownLimit()).isTrue();
+    assertThat(defaults.pushDownOffset()).isTrue();
+    assertThat(defaults.pushDownTopN()).isTrue();
+    assertThat(defaults.pushDownAggregate()).isTrue();
+    assertThat(defaults.dialect()).isEmpty();
+    FlightSqlReadConfig off =
+        FlightSqlReadConfig.from(
+            options(
+                "uri", "grpc://127.0.0.1:31337", "dbtable", "t", "pushdownpredicate", "FALSE",
+                "pushDownTopN", "false", "dialect", "MySQL"));
+    assertThat(off.pushDownPredicate()).isFalse();
+    assertThat(off.pushDownTopN()).isFalse();
+    assertThat(off.pushDownLimit()).isTrue();
+    assertThat(off.dialect()).contains(io.flightsql.spark.sql.SqlDialect.MYSQL);
+    assertThatThrownBy(
+            () ->
+                FlightSqlReadConfig.from(
+                    options("uri", "grpc://127.0.0.1:31337", "dbtable", "t", "pushDownLimit", "yes")))
+        .hasMessage("Invalid value 'yes' for option 'pushDownLimit': expected `true` or `false`");
+    assertThatThrownBy(
+            () ->
+                FlightSqlReadConfig.from(
+                    options("uri", "grpc://127.0.0.1:31337", "dbtable", "t", "dialect", "oracle")))
+        .hasMessageStartingWith("Invalid value 'oracle' for option 'dialect': expected `auto`");
+  }
 }

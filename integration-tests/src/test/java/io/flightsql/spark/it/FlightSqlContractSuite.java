@@ -212,6 +212,53 @@ abstract class FlightSqlContractSuite {
             expected(List.of(ROWS.get(4), ROWS.get(0)), ContractColumn.ID, ContractColumn.NAME));
   }
 
+  /**
+   * Filters, a top-N, a limit with an offset and aggregates pushed into the server in its own
+   * dialect give the rows Spark gives with every pushdown off; EXPLAIN shows what was pushed.
+   */
+  @Test
+  void pushesFiltersTopNLimitsAndAggregatesWithTheSameAnswers() {
+    flightsql().option("dbtable", TABLE).load().createOrReplaceTempView("pushed_people");
+    DataFrameReader off = flightsql().option("dbtable", TABLE);
+    for (String option :
+        List.of(
+            "pushDownPredicate",
+            "pushDownLimit",
+            "pushDownOffset",
+            "pushDownTopN",
+            "pushDownAggregate")) {
+      off = off.option(option, "false");
+    }
+    off.load().createOrReplaceTempView("unpushed_people");
+    String[][] queries = {
+      {"SELECT id FROM %s WHERE id IN (1, 3, 5)", "PushedFilters: [id IN (1, 3, 5)"},
+      {"SELECT id FROM %s WHERE name = 'it''s'", "PushedFilters: [name IS NOT NULL, name = 'it''s'"},
+      {"SELECT id FROM %s WHERE name LIKE 'Zo%%'", "PushedFilters: [name IS NOT NULL, name LIKE"},
+      // Spark writes a null-safe comparison out before pushing it.
+      {"SELECT id FROM %s WHERE NOT (name <=> 'bob')", "PushedFilters: [NOT ("},
+      {"SELECT id FROM %s WHERE score < 1.0 OR name IS NULL", "PushedFilters: [(score < 1.0)"},
+      {"SELECT id, name FROM %s ORDER BY id DESC LIMIT 2", "PushedTopN: ORDER BY [id DESC"},
+      {"SELECT count(*) FROM (SELECT id FROM %s LIMIT 3 OFFSET 1)", "PushedOffset: OFFSET 1"},
+      {"SELECT count(*), max(score), min(name) FROM %s", "ReadSchema"},
+    };
+    for (String[] q : queries) {
+      Dataset<Row> pushed = spark.sql(String.format(q[0], "pushed_people"));
+      Dataset<Row> unpushed = spark.sql(String.format(q[0], "unpushed_people"));
+      List<String> a = new ArrayList<>();
+      pushed.collectAsList().forEach(r -> a.add(r.toString()));
+      List<String> b = new ArrayList<>();
+      unpushed.collectAsList().forEach(r -> b.add(r.toString()));
+      a.sort(null);
+      b.sort(null);
+      assertThat(a).as(q[0]).isEqualTo(b);
+      String plan = pushed.queryExecution().executedPlan().toString();
+      assertThat(plan.toLowerCase(java.util.Locale.ROOT))
+          .as(q[0])
+          .contains(q[1].toLowerCase(java.util.Locale.ROOT))
+          .doesNotContain("filter ");
+    }
+  }
+
   @Test
   void readsAnEmptyResultWithItsSchema() {
     Dataset<Row> none =

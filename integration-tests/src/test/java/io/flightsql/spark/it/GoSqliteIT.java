@@ -3,12 +3,23 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.not;
+
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -61,5 +72,131 @@ class GoSqliteIT extends FlightSqlContractSuite {
             .option("mixedUnions", "string")
             .load();
     assertThat(describe(df.schema())).containsExactly("n: string", "one: bigint");
+  }
+
+  private static final Map<String, BiFunction<Column, String, Column>> OPERATORS =
+      new LinkedHashMap<>();
+
+  static {
+    OPERATORS.put("=", (c, v) -> c.equalTo(lit(v)));
+    OPERATORS.put("<>", (c, v) -> c.notEqual(lit(v)));
+    OPERATORS.put("<", (c, v) -> c.lt(lit(v)));
+    OPERATORS.put(">=", (c, v) -> c.geq(lit(v)));
+    OPERATORS.put("<=>", (c, v) -> c.eqNullSafe(lit(v)));
+    OPERATORS.put("NOT <=>", (c, v) -> not(c.eqNullSafe(lit(v))));
+    OPERATORS.put("IN", (c, v) -> c.isin(v, "a", "'"));
+    OPERATORS.put("STARTS_WITH", (c, v) -> c.startsWith(v));
+    OPERATORS.put("ENDS_WITH", (c, v) -> c.endsWith(v));
+    OPERATORS.put("CONTAINS", (c, v) -> c.contains(v));
+  }
+
+  /** A SQLite string literal written by the test itself, independently of the connector. */
+  private static String sqliteLiteral(String value) {
+    return value == null ? "NULL" : "'" + value.replace("'", "''") + "'";
+  }
+
+  private static String sqliteName(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
+  }
+
+  /**
+   * Filters with adversarial strings and column names, pushed into arrow-go's SQLite example:
+   * each operator on each value gives the rows Spark gives with pushdown off, is pushed whenever
+   * the value can be written (all but those with NUL), and no second statement ever runs.
+   */
+  @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES) // about 1,700 queries, each planned and run
+  void adversarialValuesArePushedSafelyAndFilterAsSparkDoes() {
+    List<String> values = AdversarialValues.strings(true);
+    List<String> stored = new ArrayList<>();
+    for (String v : values) {
+      if (v.indexOf('\0') < 0) {
+        stored.add(v);
+      }
+    }
+    List<String> names = new ArrayList<>();
+    names.add("s");
+    names.addAll(AdversarialValues.columnNames());
+    quirks.executeUpdate("CREATE TABLE canary (id integer, v text)");
+    quirks.executeUpdate("INSERT INTO canary VALUES (1, 'alive'), (2, 'still alive')");
+    StringBuilder ddl = new StringBuilder("CREATE TABLE adversarial (id integer");
+    for (String name : names) {
+      ddl.append(", ").append(sqliteName(name)).append(" text");
+    }
+    quirks.executeUpdate(ddl.append(')').toString());
+    for (int i = 0; i <= stored.size(); i++) {
+      StringBuilder row = new StringBuilder("INSERT INTO adversarial VALUES (").append(i);
+      for (int k = 0; k < names.size(); k++) {
+        String v = i == stored.size() ? null : stored.get((i + k) % stored.size());
+        row.append(", ").append(sqliteLiteral(v));
+      }
+      quirks.executeUpdate(row.append(')').toString());
+    }
+
+    Dataset<Row> pushed = flightsql().option("dbtable", "adversarial").load();
+    Dataset<Row> unpushed =
+        flightsql()
+            .option("dbtable", "adversarial")
+            .option("pushDownPredicate", "false")
+            .load()
+            .cache();
+    List<String> operators = new ArrayList<>(OPERATORS.keySet());
+    int pushedCount = 0;
+    for (int n = 0; n < names.size(); n++) {
+      String name = names.get(n);
+      List<String> sample = n == 0 ? values : values.subList(0, 4);
+      for (String value : sample) {
+        List<Column> tests = new ArrayList<>();
+        tests.add(col("id"));
+        for (String op : operators) {
+          tests.add(OPERATORS.get(op).apply(column(unpushed, name), value));
+        }
+        List<Row> sparkRows = unpushed.select(tests.toArray(new Column[0])).collectAsList();
+        for (int o = 0; o < operators.size(); o++) {
+          List<Long> expected = new ArrayList<>();
+          for (Row row : sparkRows) {
+            if (!row.isNullAt(o + 1) && row.getBoolean(o + 1)) {
+              expected.add(row.getLong(0));
+            }
+          }
+          expected.sort(Long::compare);
+          String op = operators.get(o);
+          Dataset<Row> df =
+              pushed.filter(OPERATORS.get(op).apply(column(pushed, name), value)).select("id");
+          String what = op + " on " + name + " with " + shorten(value);
+          String plan = df.queryExecution().executedPlan().toString();
+          List<Long> actual = new ArrayList<>();
+          for (Row row : df.collectAsList()) {
+            actual.add(row.getLong(0));
+          }
+          actual.sort(Long::compare);
+          assertThat(actual).as(what).isEqualTo(expected);
+          assertThat(plan).as(what).contains("Dialect: sqlite");
+          if (value.indexOf('\0') < 0) {
+            assertThat(plan).as(what).doesNotContain("Filter ");
+            pushedCount++;
+          } else {
+            assertThat(plan).as(what).contains("Filter ");
+          }
+        }
+      }
+    }
+    assertThat(pushedCount).isGreaterThan(1000);
+    unpushed.unpersist(true);
+    List<List<Object>> canary =
+        values(flightsql().option("dbtable", "canary").load().orderBy("id").collectAsList());
+    assertThat(canary).containsExactly(Arrays.asList(1L, "alive"), Arrays.asList(2L, "still alive"));
+    assertThat(flightsql().option("dbtable", "adversarial").load().count())
+        .isEqualTo(stored.size() + 1L);
+  }
+
+  private static Column column(Dataset<Row> df, String name) {
+    return df.col("`" + name.replace("`", "``") + "`");
+  }
+
+  private static String shorten(String value) {
+    String shown =
+        value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + ")" : value;
+    return "'" + shown.replace("\0", "\\0") + "'";
   }
 }

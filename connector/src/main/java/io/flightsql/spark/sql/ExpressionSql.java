@@ -1,0 +1,277 @@
+package io.flightsql.spark.sql;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.Literal;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.expressions.NullOrdering;
+import org.apache.spark.sql.connector.expressions.SortDirection;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
+import org.apache.spark.sql.connector.expressions.aggregate.Avg;
+import org.apache.spark.sql.connector.expressions.aggregate.Count;
+import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
+import org.apache.spark.sql.connector.expressions.aggregate.Max;
+import org.apache.spark.sql.connector.expressions.aggregate.Min;
+import org.apache.spark.sql.connector.expressions.aggregate.Sum;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+
+/**
+ * Writes Spark's pushed expressions (predicates, aggregates, sort orders) as SQL of a {@link
+ * QueryDialect} over {@link SourceColumns}. Each method answers empty unless the whole expression
+ * can be written so that the server computes what Spark would: then Spark keeps that work.
+ *
+ * <p>Operands are top-level columns and literals only; a column the server would compare
+ * differently (see {@link SourceColumns.Column#comparable()}) is never an operand.
+ */
+public final class ExpressionSql {
+  private final QueryDialect dialect;
+  private final SourceColumns columns;
+
+  public ExpressionSql(QueryDialect dialect, SourceColumns columns) {
+    this.dialect = dialect;
+    this.columns = columns;
+  }
+
+  /** A predicate as a SQL condition. */
+  public Optional<String> predicate(Predicate p) {
+    Expression[] c = p.children();
+    switch (p.name()) {
+      case "ALWAYS_TRUE":
+        return Optional.of("(1 = 1)");
+      case "ALWAYS_FALSE":
+        return Optional.of("(1 = 0)");
+      case "AND":
+      case "OR":
+        {
+          Optional<String> left = childPredicate(c[0]);
+          Optional<String> right = childPredicate(c[1]);
+          if (!left.isPresent() || !right.isPresent()) {
+            return Optional.empty();
+          }
+          return Optional.of("(" + left.get() + " " + p.name() + " " + right.get() + ")");
+        }
+      case "NOT":
+        return childPredicate(c[0]).map(inner -> "(NOT " + inner + ")");
+      case "IS_NULL":
+        return column(c[0]).map(col -> "(" + col + " IS NULL)");
+      case "IS_NOT_NULL":
+        return column(c[0]).map(col -> "(" + col + " IS NOT NULL)");
+      case "=":
+      case "<>":
+      case "<":
+      case "<=":
+      case ">":
+      case ">=":
+        return comparison(p.name(), c[0], c[1]);
+      case "<=>":
+        {
+          Optional<String> left = operand(c[0]);
+          Optional<String> right = operand(c[1]);
+          if (!left.isPresent() || !right.isPresent() || !hasColumn(c[0], c[1])) {
+            return Optional.empty();
+          }
+          return Optional.of(dialect.nullSafeEqual(left.get(), right.get()));
+        }
+      case "IN":
+        return in(c);
+      case "STARTS_WITH":
+      case "ENDS_WITH":
+      case "CONTAINS":
+        return stringMatch(p.name(), c);
+      default:
+        return Optional.empty();
+    }
+  }
+
+  private Optional<String> childPredicate(Expression e) {
+    return e instanceof Predicate ? predicate((Predicate) e) : Optional.empty();
+  }
+
+  private Optional<String> comparison(String op, Expression left, Expression right) {
+    if (!hasColumn(left, right)) {
+      return Optional.empty();
+    }
+    Optional<String> l = operand(left);
+    Optional<String> r = operand(right);
+    if (!l.isPresent() || !r.isPresent()) {
+      return Optional.empty();
+    }
+    return Optional.of("(" + l.get() + " " + op + " " + r.get() + ")");
+  }
+
+  private Optional<String> in(Expression[] c) {
+    Optional<String> col = column(c[0]);
+    if (!col.isPresent() || c.length < 2) {
+      return Optional.empty();
+    }
+    List<String> values = new ArrayList<>();
+    for (int i = 1; i < c.length; i++) {
+      if (!(c[i] instanceof Literal)) {
+        return Optional.empty();
+      }
+      Optional<String> v = literal((Literal<?>) c[i]);
+      if (!v.isPresent()) {
+        return Optional.empty();
+      }
+      values.add(v.get());
+    }
+    return Optional.of("(" + col.get() + " IN (" + String.join(", ", values) + "))");
+  }
+
+  private Optional<String> stringMatch(String function, Expression[] c) {
+    Optional<SourceColumns.Column> col = resolved(c[0]);
+    if (!col.isPresent()
+        || !(col.get().type() instanceof StringType)
+        || !(c[1] instanceof Literal)
+        || ((Literal<?>) c[1]).value() == null) {
+      return Optional.empty();
+    }
+    return dialect.stringMatch(col.get().sql(), function, ((Literal<?>) c[1]).value().toString());
+  }
+
+  /** Whether one side at least is a column: a comparison of two literals is Spark's to fold. */
+  private static boolean hasColumn(Expression left, Expression right) {
+    return left instanceof NamedReference || right instanceof NamedReference;
+  }
+
+  /** A column or a non-null literal of a type both sides of a comparison can have. */
+  private Optional<String> operand(Expression e) {
+    if (e instanceof NamedReference) {
+      return column(e);
+    }
+    if (e instanceof Literal) {
+      Literal<?> lit = (Literal<?>) e;
+      if (lit.value() == null || !scalar(lit.dataType())) {
+        return Optional.empty();
+      }
+      return literal(lit);
+    }
+    return Optional.empty();
+  }
+
+  private Optional<String> literal(Literal<?> lit) {
+    if (lit.value() != null && !scalar(lit.dataType())) {
+      return Optional.empty();
+    }
+    return dialect.literal(lit.value(), lit.dataType());
+  }
+
+  /** The quoted name of a comparable top-level column of a type the dialect compares. */
+  private Optional<String> column(Expression e) {
+    return resolved(e).map(SourceColumns.Column::sql);
+  }
+
+  private Optional<SourceColumns.Column> resolved(Expression e) {
+    if (!(e instanceof NamedReference)) {
+      return Optional.empty();
+    }
+    return columns
+        .resolve(((NamedReference) e).fieldNames())
+        .filter(SourceColumns.Column::comparable)
+        .filter(col -> scalar(col.type()));
+  }
+
+  /** The types whose comparison a server does as Spark does (given a dialect that writes them). */
+  private static boolean scalar(DataType type) {
+    return type instanceof BooleanType
+        || type instanceof ByteType
+        || type instanceof ShortType
+        || type instanceof IntegerType
+        || type instanceof LongType
+        || type instanceof FloatType
+        || type instanceof DoubleType
+        || type instanceof DecimalType
+        || type instanceof StringType
+        || type instanceof BinaryType
+        || type.typeName().equals("date")
+        || type.typeName().equals("timestamp")
+        || type.typeName().equals("timestamp_ntz");
+  }
+
+  /** A column to group by. */
+  public Optional<String> groupBy(Expression e) {
+    return column(e);
+  }
+
+  /**
+   * An aggregate function. AVG is written only over integral and floating-point columns: over a
+   * decimal Spark's result has a scale of its own, so the builder has Spark divide a pushed SUM by
+   * a pushed COUNT instead.
+   */
+  public Optional<String> aggregate(AggregateFunc f) {
+    if (f instanceof CountStar) {
+      return Optional.of("COUNT(*)");
+    }
+    if (f instanceof Count) {
+      Count count = (Count) f;
+      return column(count.column())
+          .map(col -> "COUNT(" + (count.isDistinct() ? "DISTINCT " : "") + col + ")");
+    }
+    if (f instanceof Sum) {
+      Sum sum = (Sum) f;
+      return numericColumn(sum.column())
+          .map(col -> "SUM(" + (sum.isDistinct() ? "DISTINCT " : "") + col + ")");
+    }
+    if (f instanceof Avg) {
+      Avg avg = (Avg) f;
+      Optional<SourceColumns.Column> col = resolved(avg.column());
+      if (!col.isPresent() || !integralOrFloating(col.get().type())) {
+        return Optional.empty();
+      }
+      return Optional.of("AVG(" + (avg.isDistinct() ? "DISTINCT " : "") + col.get().sql() + ")");
+    }
+    if (f instanceof Min) {
+      return column(((Min) f).column()).map(col -> "MIN(" + col + ")");
+    }
+    if (f instanceof Max) {
+      return column(((Max) f).column()).map(col -> "MAX(" + col + ")");
+    }
+    return Optional.empty();
+  }
+
+  /** Whether Spark's AVG of this aggregate's column is what the server's AVG would return. */
+  public boolean avgIsExact(Avg avg) {
+    return resolved(avg.column()).map(c -> integralOrFloating(c.type())).orElse(false);
+  }
+
+  private Optional<String> numericColumn(Expression e) {
+    return resolved(e)
+        .filter(c -> integralOrFloating(c.type()) || c.type() instanceof DecimalType)
+        .map(SourceColumns.Column::sql);
+  }
+
+  private static boolean integralOrFloating(DataType type) {
+    return type instanceof ByteType
+        || type instanceof ShortType
+        || type instanceof IntegerType
+        || type instanceof LongType
+        || type instanceof FloatType
+        || type instanceof DoubleType;
+  }
+
+  /** An ORDER BY item over a column. */
+  public Optional<String> orderItem(SortOrder order) {
+    Optional<String> col = column(order.expression());
+    if (!col.isPresent()) {
+      return Optional.empty();
+    }
+    return dialect.orderItem(
+        col.get(),
+        order.direction() == SortDirection.ASCENDING,
+        order.nullOrdering() == NullOrdering.NULLS_FIRST);
+  }
+}
