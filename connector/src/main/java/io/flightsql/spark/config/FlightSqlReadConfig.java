@@ -19,13 +19,19 @@ public final class FlightSqlReadConfig implements Serializable {
   private final String query;
   private final String table;
   private final TypeMappingOptions typeOptions;
+  private final ReadPartitioning partitioning;
 
   private FlightSqlReadConfig(
-      FlightUri uri, String query, String table, TypeMappingOptions typeOptions) {
+      FlightUri uri,
+      String query,
+      String table,
+      TypeMappingOptions typeOptions,
+      ReadPartitioning partitioning) {
     this.uri = uri;
     this.query = query;
     this.table = table;
     this.typeOptions = typeOptions;
+    this.partitioning = partitioning;
   }
 
   /**
@@ -51,12 +57,14 @@ public final class FlightSqlReadConfig implements Serializable {
         .withMixedUnionsAsText(
             reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
                 == MixedUnions.STRING);
+    ReadPartitioning partitioning = ReadPartitioning.from(reader);
     if (table.isPresent()) {
-      return new FlightSqlReadConfig(uri, "SELECT * FROM " + table.get(), table.get(), typeOptions);
+      return new FlightSqlReadConfig(
+          uri, "SELECT * FROM " + table.get(), table.get(), typeOptions, partitioning);
     }
     if (query.isPresent()) {
       return new FlightSqlReadConfig(
-          uri, stripTrailingSemicolons(query.get()), null, typeOptions);
+          uri, stripTrailingSemicolons(query.get()), null, typeOptions, partitioning);
     }
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
@@ -96,6 +104,11 @@ public final class FlightSqlReadConfig implements Serializable {
     return typeOptions;
   }
 
+  /** How the client splits the read into partitions, if it does. */
+  public ReadPartitioning partitioning() {
+    return partitioning;
+  }
+
   /** A short name for plans and the Spark UI: the table, or the query. */
   public String displayName() {
     return table != null ? table : query;
@@ -103,6 +116,14 @@ public final class FlightSqlReadConfig implements Serializable {
 
   @Override
   public String toString() {
-    return "FlightSqlReadConfig{uri=" + uri + ", query=" + query + ", " + typeOptions + "}";
+    return "FlightSqlReadConfig{uri="
+        + uri
+        + ", query="
+        + query
+        + ", "
+        + typeOptions
+        + ", "
+        + partitioning
+        + "}";
   }
 }
