@@ -257,6 +257,18 @@ class FlightSqlParallelReadTest {
   }
 
   @Test
+  void aConditionTheServerRefusesFailsTheTaskWithTheServersMessage() {
+    assertThatThrownBy(
+            () ->
+                reader(server)
+                    .option("predicates", "[\"c_int < 3\", \"no_such_column = 1\"]")
+                    .load()
+                    .collectAsList())
+        .hasStackTraceContaining("[flightsql] GetFlightInfo failed for grpc://")
+        .hasStackTraceContaining("no_such_column");
+  }
+
+  @Test
   void explainShowsTheClientPartitioning() {
     String plan =
         partitioned(server, "c_int", "0", "500", 4).queryExecution().executedPlan().toString();
@@ -265,7 +277,7 @@ class FlightSqlParallelReadTest {
   }
 
   @Test
-  void rowsAndBytesReceivedAreReportedAsSparkMetrics() {
+  void rowsAndBytesReceivedAreReportedAsSparkMetrics() throws Exception {
     spark.read()
         .format("flightsql")
         .option("uri", server.uri())
@@ -290,7 +302,9 @@ class FlightSqlParallelReadTest {
   }
 
   /** The named metrics of the latest SQL execution that has them, from the SQL tab's store. */
-  private static Map<String, Long> latestMetrics(String... names) {
+  private static Map<String, Long> latestMetrics(String... names) throws Exception {
+    // The store is fed by the listener bus: let it take in the end of the job just run.
+    spark.sparkContext().listenerBus().waitUntilEmpty();
     SQLAppStatusStore store = spark.sharedState().statusStore();
     Map<String, Long> out = new java.util.HashMap<>();
     long latest = -1;
