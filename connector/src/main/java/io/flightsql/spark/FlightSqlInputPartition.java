@@ -9,36 +9,77 @@ import java.util.Set;
 import org.apache.spark.sql.connector.read.InputPartition;
 
 /**
- * One FlightEndpoint: its ticket, the servers that can serve it in the order to try them, and the
- * state of the driver's session that issued it (bearer token, cookies), never printed. Built on
- * the driver, Serializable, read on an executor.
+ * One partition of a read, in one of two forms. A server endpoint: its ticket and the servers that
+ * can serve it, in the order to try them, from the query the driver ran. Or a client-side
+ * partition: a query of its own (the read's query with the partition's WHERE condition), which the
+ * executor runs and reads every endpoint of. Both carry the state of the driver's session (bearer
+ * token, cookies), never printed. Built on the driver, Serializable, read on an executor.
  */
 final class FlightSqlInputPartition implements InputPartition {
   private static final long serialVersionUID = 1L;
 
   private final int index;
-  private final int endpointCount;
+  private final int partitionCount;
   private final byte[] ticket;
   private final ArrayList<FlightUri> targets;
   private final String query;
   private final SessionState session;
 
-  FlightSqlInputPartition(
+  private FlightSqlInputPartition(
+      int index,
+      int partitionCount,
+      byte[] ticket,
+      List<FlightUri> targets,
+      String query,
+      SessionState session) {
+    this.index = index;
+    this.partitionCount = partitionCount;
+    this.ticket = ticket;
+    this.targets = new ArrayList<>(targets);
+    this.query = query;
+    this.session = session;
+  }
+
+  /**
+   * A server endpoint, one of {@code endpointCount} of {@code query}, which a reader may run again
+   * when a single endpoint's ticket is spent.
+   */
+  static FlightSqlInputPartition endpoint(
       int index,
       int endpointCount,
       byte[] ticket,
       List<FlightUri> targets,
       String query,
       SessionState session) {
-    this.index = index;
-    this.endpointCount = endpointCount;
-    this.ticket = ticket.clone();
-    this.targets = new ArrayList<>(targets);
-    this.query = query;
-    this.session = session;
+    return new FlightSqlInputPartition(
+        index, endpointCount, ticket.clone(), targets, query, session);
   }
 
-  /** The SQL the driver sent, for running it again when a single-endpoint ticket is spent. */
+  /** A client-side partition that runs {@code query} on {@code server}. */
+  static FlightSqlInputPartition query(
+      int index, int partitionCount, String query, FlightUri server, SessionState session) {
+    return new FlightSqlInputPartition(
+        index, partitionCount, null, List.of(server), query, session);
+  }
+
+  int index() {
+    return index;
+  }
+
+  /**
+   * How many partitions the read was planned with: for a server endpoint, how many endpoints the
+   * query had.
+   */
+  int endpointCount() {
+    return partitionCount;
+  }
+
+  /** Whether this partition runs a query of its own rather than reading one server endpoint. */
+  boolean isQuery() {
+    return ticket == null;
+  }
+
+  /** The partition's query, or the query whose endpoint this is. */
   String query() {
     return query;
   }
@@ -48,25 +89,25 @@ final class FlightSqlInputPartition implements InputPartition {
     return session;
   }
 
-  int index() {
-    return index;
-  }
-
-  /** How many endpoints the query was planned with: this partition is one of them. */
-  int endpointCount() {
-    return endpointCount;
-  }
-
+  /** The endpoint's ticket; only when not {@link #isQuery()}. */
   byte[] ticket() {
     return ticket.clone();
   }
 
+  /** The servers to try for the endpoint; for a query, the server it runs on. */
   List<FlightUri> targets() {
     return targets;
   }
 
+  /**
+   * The hosts of an endpoint's servers. None for a query: where its endpoints are is known only
+   * once the executor has run it.
+   */
   @Override
   public String[] preferredLocations() {
+    if (isQuery()) {
+      return new String[0];
+    }
     Set<String> hosts = new LinkedHashSet<>();
     for (FlightUri target : targets) {
       hosts.add(target.host());
@@ -76,6 +117,9 @@ final class FlightSqlInputPartition implements InputPartition {
 
   @Override
   public String toString() {
-    return "FlightSqlInputPartition{index=" + index + ", targets=" + targets + "}";
+    return "FlightSqlInputPartition{index="
+        + index
+        + (isQuery() ? ", query=" + query : ", targets=" + targets)
+        + "}";
   }
 }

@@ -8,6 +8,9 @@ import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
+import io.flightsql.spark.client.FlightUri;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
@@ -17,6 +20,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
@@ -26,10 +30,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams one FlightEndpoint (DoGet) into Spark as ColumnarBatches. Runs on an executor. The
- * ColumnarBatch and its column vectors are built once, when the stream's vectors first appear,
- * and each new Arrow record batch only re-points them and sets the row count. Owns the session
- * (and so the allocator) of the partition, released in {@link #close()}.
+ * Streams a partition into Spark as ColumnarBatches. Runs on an executor. A server endpoint is one
+ * stream (DoGet of its ticket); a client-side partition runs its own query (GetFlightInfo) and
+ * reads each of its endpoints in turn, one stream open at a time, each closed once read. The
+ * column vectors are built when a stream's vectors first appear (each stream has its own vectors
+ * and dictionaries) and each new Arrow record batch only re-points them and sets the row count.
+ * Owns the session (and so the allocator) of the partition, released in {@link #close()}. Reports
+ * the rows and Arrow bytes received as Spark custom metrics.
  */
 final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlPartitionReader.class);
@@ -38,11 +45,18 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private final FlightSqlReadConfig config;
   private final StructType schema;
   private final FlightSqlSession session;
-  private final FlightStream stream;
+  /** The endpoints of a client-side partition's query not opened yet. */
+  private final Deque<FlightEndpoint> pending = new ArrayDeque<>();
+  /** The open stream, or null once every stream is read. */
+  private FlightStream stream;
+  /** Where {@link #stream} comes from, for error messages. */
+  private FlightUri streamTarget;
+  private int streams;
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
   private ColumnarBatch batch;
   private long rows;
+  private long bytes;
   private int batches;
 
   FlightSqlPartitionReader(
@@ -54,11 +68,33 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         FlightSqlSession.open(
             config.connection(), "partition-" + partition.index(), partition.session());
     try {
-      this.stream = openStream();
+      if (partition.isQuery()) {
+        FlightInfo info = session.execute(partition.query());
+        pending.addAll(info.getEndpoints());
+        LOG.debug(
+            "Partition {}: its query has {} endpoint(s)", partition.index(), pending.size());
+        openNextEndpoint();
+      } else {
+        this.streamTarget = partition.targets().get(0);
+        this.stream = openStream();
+        streams = 1;
+      }
     } catch (RuntimeException e) {
       closeSession(e);
       throw e;
     }
+  }
+
+  /** Opens the next endpoint of a client-side partition's query; none left leaves no stream. */
+  private void openNextEndpoint() {
+    FlightEndpoint endpoint = pending.poll();
+    if (endpoint == null) {
+      return;
+    }
+    List<FlightUri> targets = session.targets(endpoint);
+    streamTarget = targets.get(0);
+    stream = session.stream(targets, endpoint.getTicket());
+    streams++;
   }
 
   private FlightStream openStream() {
@@ -131,28 +167,59 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
 
   @Override
   public boolean next() {
-    boolean more;
-    try {
-      more = stream.next();
-    } catch (RuntimeException e) {
-      throw FlightErrors.rpcFailed("DoGet", partition.targets().get(0), e);
+    while (stream != null) {
+      boolean more;
+      try {
+        more = stream.next();
+      } catch (RuntimeException e) {
+        throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+      }
+      if (more) {
+        load(stream.getRoot());
+        return true;
+      }
+      closeStream();
+      openNextEndpoint();
     }
-    if (!more) {
-      return false;
-    }
-    VectorSchemaRoot root = stream.getRoot();
+    return false;
+  }
+
+  private void load(VectorSchemaRoot root) {
     if (root != boundRoot) {
       bind(root);
     }
     List<FieldVector> vectors = root.getFieldVectors();
+    long batchBytes = 0;
     for (int i = 0; i < columns.length; i++) {
-      columns[i].load(vectors.get(i));
+      FieldVector vector = vectors.get(i);
+      columns[i].load(vector);
+      batchBytes += vector.getBufferSize();
     }
-    batch.setNumRows(root.getRowCount());
-    rows += root.getRowCount();
+    int count = root.getRowCount();
+    batch.setNumRows(count);
+    rows += count;
+    bytes += batchBytes;
     batches++;
-    LOG.debug("Partition {}: batch {} with {} rows", partition.index(), batches, root.getRowCount());
-    return true;
+    LOG.debug("Partition {}: batch {} with {} rows", partition.index(), batches, count);
+  }
+
+  /** Closes a stream that was read to its end. */
+  private void closeStream() {
+    FlightStream done = stream;
+    stream = null;
+    boundRoot = null;
+    try {
+      done.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the Flight stream failed: " + e, e);
+    }
+  }
+
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return new CustomTaskMetric[] {
+      RowsReceivedMetric.of(rows), BytesReceivedMetric.of(bytes)
+    };
   }
 
   /** Builds the column vectors for the stream's vectors, after checking they are what was planned. */
@@ -220,12 +287,21 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
    */
   @Override
   public void close() {
-    LOG.debug("Partition {} read {} rows in {} batches", partition.index(), rows, batches);
+    LOG.debug(
+        "Partition {} read {} rows ({} bytes) in {} batches from {} stream(s)",
+        partition.index(),
+        rows,
+        bytes,
+        batches,
+        streams);
     boolean interrupted = Thread.interrupted();
     try {
       RuntimeException failure = null;
       try {
-        stream.close();
+        if (stream != null) {
+          stream.close();
+          stream = null;
+        }
       } catch (Exception e) {
         failure = new IllegalStateException("Closing the Flight stream failed: " + e, e);
       }

@@ -13,6 +13,8 @@ import java.util.Optional;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.types.pojo.Schema;
+import java.util.function.Supplier;
+import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -23,14 +25,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scan of one read and its batch: sends the composed query (GetFlightInfo) when Spark plans
- * the job and makes one input partition per FlightEndpoint. Driver only. Its description, which
- * EXPLAIN and the Spark UI show, lists what was pushed and the SQL sent.
+ * The scan of one read and its batch. Without client-side partitioning options it sends the
+ * composed query (GetFlightInfo) when Spark plans the job and makes one input partition per
+ * FlightEndpoint. With {@code partitionColumn} or {@code predicates} each partition carries its own
+ * query (the composed query with the partition's condition in its WHERE), which its executor runs.
+ * Driver only. Its description, which EXPLAIN and the Spark UI show, lists what was pushed and the
+ * SQL sent.
  */
 final class FlightSqlScan implements Scan, Batch {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScan.class);
 
   private final StructType schema;
+  private final StructType sourceSchema;
   private final FlightSqlReadConfig config;
   private final PushedQuery query;
   private final String description;
@@ -38,9 +44,18 @@ final class FlightSqlScan implements Scan, Batch {
   // the physical plan share this object). Asking the server again would run the query again.
   private InputPartition[] partitions;
 
+  /**
+   * @param schema what the scan returns (pruned, or the aggregates)
+   * @param sourceSchema the columns of the source relation, in which a partition column is found
+   */
   FlightSqlScan(
-      StructType schema, FlightSqlReadConfig config, PushedQuery query, String description) {
+      StructType schema,
+      StructType sourceSchema,
+      FlightSqlReadConfig config,
+      PushedQuery query,
+      String description) {
     this.schema = schema;
+    this.sourceSchema = sourceSchema;
     this.config = config;
     this.query = query;
     this.description = description;
@@ -64,7 +79,8 @@ final class FlightSqlScan implements Scan, Batch {
   @Override
   public synchronized InputPartition[] planInputPartitions() {
     if (partitions == null) {
-      partitions = askServerForPartitions();
+      partitions =
+          config.partitioning().isClientSide() ? clientPartitions() : askServerForPartitions();
     }
     return partitions.clone();
   }
@@ -90,7 +106,7 @@ final class FlightSqlScan implements Scan, Batch {
         FlightEndpoint endpoint = endpoints.get(i);
         List<FlightUri> targets = session.targets(endpoint);
         planned.add(
-            new FlightSqlInputPartition(
+            FlightSqlInputPartition.endpoint(
                 i, endpoints.size(), endpoint.getTicket().getBytes(), targets, sql, state));
       }
     }
@@ -148,6 +164,34 @@ final class FlightSqlScan implements Scan, Batch {
         "UNKNOWN",
         detail,
         null);
+  }
+
+  private InputPartition[] clientPartitions() {
+    InputPartition[] planned;
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
+      Supplier<String> identifierQuote = () -> session.capabilities().identifierQuote();
+      List<String> conditions = ClientPartitions.conditions(config, sourceSchema, identifierQuote);
+      // Executors continue this session (token, cookies), as they do the planning session's.
+      SessionState state = session.state();
+      planned = new InputPartition[conditions.size()];
+      for (int i = 0; i < planned.length; i++) {
+        planned[i] =
+            FlightSqlInputPartition.query(
+                i, planned.length, query.sql(conditions.get(i)), config.uri(), state);
+      }
+    }
+    LOG.info(
+        "Read of {} on {} split by the client into {} partition(s) ({})",
+        config.displayName(),
+        config.uri(),
+        planned.length,
+        config.partitioning());
+    return planned;
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return new CustomMetric[] {new RowsReceivedMetric(), new BytesReceivedMetric()};
   }
 
   @Override

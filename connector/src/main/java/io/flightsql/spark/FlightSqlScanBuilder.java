@@ -71,9 +71,9 @@ final class FlightSqlScanBuilder
    * Whether the read is split on the client into several queries, each selecting part of the
    * source rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is
    * computed per query and Spark must finish it, and an offset cannot be pushed at all, as in
-   * Spark's JDBC source with numPartitions > 1. Reads are not split yet.
+   * Spark's JDBC source with numPartitions > 1.
    */
-  private final boolean clientPartitioned = false;
+  private final boolean clientPartitioned;
 
   private Context context;
   private boolean contextResolved;
@@ -106,6 +106,7 @@ final class FlightSqlScanBuilder
     this.config = config;
     this.knownComparable = knownComparable;
     this.knownDialect = knownDialect;
+    this.clientPartitioned = config.partitioning().isClientSide();
   }
 
   /** What pushing needs: the dialect and the source's columns in it. */
@@ -390,8 +391,9 @@ final class FlightSqlScanBuilder
 
   @Override
   public Scan build() {
-    if (required != null && !sameColumns(required, schema)) {
-      // Column pruning has no option of its own: it needs only the dialect's quoting.
+    if (clientPartitioned || (required != null && !sameColumns(required, schema))) {
+      // Column pruning has no option of its own: it needs only the dialect's quoting. Each
+      // client partition's condition goes into a composed query.
       context();
     }
     PushedQuery query = base();
@@ -415,7 +417,7 @@ final class FlightSqlScanBuilder
     query = query.limit(limit).offset(offset);
     String description = describe(query, readSchema);
     LOG.debug("Read of {} sends: {}", config.displayName(), query.sql());
-    return new FlightSqlScan(readSchema, config, query, description);
+    return new FlightSqlScan(readSchema, schema, config, query, description);
   }
 
   /**
@@ -467,6 +469,10 @@ final class FlightSqlScanBuilder
     }
     if (offset > 0) {
       out.append(", PushedOffset: OFFSET ").append(offset);
+    }
+    if (clientPartitioned) {
+      // Each partition's query is this SQL with its own condition ANDed into the WHERE.
+      out.append(", Partitioning: ").append(config.partitioning());
     }
     out.append(", ReadSchema: ").append(readSchema.simpleString());
     out.append(", SQL: ").append(query.sql()).append(']');

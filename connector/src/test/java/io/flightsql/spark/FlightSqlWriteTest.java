@@ -232,8 +232,10 @@ class FlightSqlWriteTest {
   }
 
   @Test
-  void rowsWrittenAreReportedAsASparkMetric() {
+  void rowsWrittenAreReportedAsASparkMetric() throws Exception {
     writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
+    // The store is fed by the listener bus, which may not have taken in every task's end yet.
+    spark.sparkContext().listenerBus().waitUntilEmpty();
     SQLAppStatusStore store = spark.sharedState().statusStore();
     long rows = -1;
     long latest = -1;

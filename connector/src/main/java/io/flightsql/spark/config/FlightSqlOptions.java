@@ -229,6 +229,63 @@ public final class FlightSqlOptions {
               + " text. A union whose members other than NULL share one type always reads as that"
               + " type.");
 
+  public static final OptionSpec PARTITION_COLUMN =
+      OptionSpec.plain(
+          "partitionColumn",
+          "a column of the query's result, numeric, date or timestamp",
+          null,
+          OptionScope.READ,
+          "Reads in parallel, as Spark's JDBC source does: the column whose range is split into"
+              + " `numPartitions` strides between `lowerBound` and `upperBound`, one Spark partition"
+              + " (and one query, with its own WHERE clause) each. The bounds only decide the"
+              + " stride, they filter nothing: the first partition also reads the values below"
+              + " `lowerBound` and NULLs, the last the values above `upperBound`. The four options"
+              + " go together, and exclude `predicates`. Integral, decimal and floating-point"
+              + " columns take whole-number bounds. For servers that give one endpoint per query;"
+              + " see docs/pushdown.md.");
+
+  public static final OptionSpec LOWER_BOUND =
+      OptionSpec.plain(
+          "lowerBound",
+          "a whole number, a date (`2024-01-01`) or a timestamp (`2024-01-01 12:00:00[.ffffff]`,"
+              + " optionally with an offset), as the partition column's type",
+          null,
+          OptionScope.READ,
+          "With `partitionColumn`: where the first stride ends its lower side. A timestamp"
+              + " without an offset is in the session time zone (`spark.sql.session.timeZone`).");
+
+  public static final OptionSpec UPPER_BOUND =
+      OptionSpec.plain(
+          "upperBound",
+          "a whole number, a date (`2024-01-01`) or a timestamp (`2024-01-01 12:00:00[.ffffff]`,"
+              + " optionally with an offset), as the partition column's type",
+          null,
+          OptionScope.READ,
+          "With `partitionColumn`: where the last stride starts its upper side. Not smaller than"
+              + " `lowerBound`.");
+
+  public static final OptionSpec NUM_PARTITIONS =
+      OptionSpec.plain(
+          "numPartitions",
+          "a positive integer",
+          null,
+          OptionScope.READ,
+          "With `partitionColumn`: how many partitions to read. Reduced to `upperBound -"
+              + " lowerBound` (in days for dates, microseconds for timestamps) when the range is"
+              + " smaller; 1, or equal bounds, reads the query whole in one partition.");
+
+  public static final OptionSpec PREDICATES =
+      OptionSpec.plain(
+          "predicates",
+          "a JSON array of strings, each a SQL condition in the server's dialect, e.g."
+              + " `[\"region = 'EU'\", \"region <> 'EU' OR region IS NULL\"]`",
+          null,
+          OptionScope.READ,
+          "Reads in parallel with one Spark partition per condition: each partition runs the"
+              + " query with its condition as a WHERE clause. As in Spark's JDBC source, the"
+              + " conditions are used as given: rows that match two of them are read twice, rows"
+              + " that match none are not read. Cannot be combined with `partitionColumn`.");
+
   public static final OptionSpec CATALOG =
       OptionSpec.plain(
           "catalog",
@@ -384,6 +441,11 @@ public final class FlightSqlOptions {
               DECIMAL_OVERFLOW,
               NANOSECONDS,
               MIXED_UNIONS,
+              PARTITION_COLUMN,
+              LOWER_BOUND,
+              UPPER_BOUND,
+              NUM_PARTITIONS,
+              PREDICATES,
               CATALOG,
               SCHEMA,
               WRITE_METHOD,

@@ -23,6 +23,7 @@ public final class FlightSqlReadConfig implements Serializable {
   private final String query;
   private final String table;
   private final TypeMappingOptions typeOptions;
+  private final ReadPartitioning partitioning;
   private final SqlDialect dialect;
   private final boolean pushDownPredicate;
   private final boolean pushDownLimit;
@@ -40,6 +41,7 @@ public final class FlightSqlReadConfig implements Serializable {
     this.query = query;
     this.table = table;
     this.typeOptions = typeOptions;
+    this.partitioning = ReadPartitioning.from(reader);
     this.dialect = FlightSqlWriteConfig.dialect(reader);
     this.pushDownPredicate = reader.bool(FlightSqlOptions.PUSH_DOWN_PREDICATE);
     this.pushDownLimit = reader.bool(FlightSqlOptions.PUSH_DOWN_LIMIT);
@@ -166,6 +168,11 @@ public final class FlightSqlReadConfig implements Serializable {
     return typeOptions;
   }
 
+  /** How the client splits the read into partitions, if it does. */
+  public ReadPartitioning partitioning() {
+    return partitioning;
+  }
+
   /** The dialect option {@code dialect} names, or empty for {@code auto}. */
   public Optional<SqlDialect> dialect() {
     return Optional.ofNullable(dialect);
@@ -198,6 +205,14 @@ public final class FlightSqlReadConfig implements Serializable {
 
   @Override
   public String toString() {
-    return "FlightSqlReadConfig{" + connection + ", query=" + query + ", " + typeOptions + "}";
+    return "FlightSqlReadConfig{"
+        + connection
+        + ", query="
+        + query
+        + ", "
+        + typeOptions
+        + ", "
+        + partitioning
+        + "}";
   }
 }

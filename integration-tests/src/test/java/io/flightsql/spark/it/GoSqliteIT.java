@@ -199,4 +199,49 @@ class GoSqliteIT extends FlightSqlContractSuite {
         value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + ")" : value;
     return "'" + shown.replace("\0", "\\0") + "'";
   }
+
+  /**
+   * This server gives one endpoint per query, so a read is one partition unless the client splits
+   * it: split on an integer column into four ranges, or by predicates, it reads what the whole
+   * read does, NULLs and values outside the bounds included.
+   */
+  @Test
+  void partitionedReadsEqualTheUnpartitionedRead() {
+    quirks.executeUpdate("CREATE TABLE parts_it (id integer, v integer, note text)");
+    List<String> rows = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      rows.add("(" + i + ", " + (i % 11 == 0 ? "NULL" : Integer.toString(i - 50)) + ", 'n" + i + "')");
+    }
+    quirks.executeUpdate("INSERT INTO parts_it VALUES " + String.join(", ", rows));
+
+    Dataset<Row> whole = flightsql().option("dbtable", "parts_it").load();
+    assertThat(whole.rdd().getNumPartitions()).isEqualTo(1);
+    List<List<Object>> expected = sortedById(whole);
+    assertThat(expected).hasSize(200);
+
+    Dataset<Row> ranges =
+        flightsql()
+            .option("dbtable", "parts_it")
+            .option("partitionColumn", "v")
+            .option("lowerBound", "0")
+            .option("upperBound", "100")
+            .option("numPartitions", "4")
+            .load();
+    assertThat(ranges.rdd().getNumPartitions()).isEqualTo(4);
+    assertThat(sortedById(ranges)).isEqualTo(expected);
+
+    Dataset<Row> predicates =
+        flightsql()
+            .option("dbtable", "parts_it")
+            .option("predicates", "[\"v < 10\", \"v >= 10\", \"v IS NULL\"]")
+            .load();
+    assertThat(predicates.rdd().getNumPartitions()).isEqualTo(3);
+    assertThat(sortedById(predicates)).isEqualTo(expected);
+  }
+
+  private static List<List<Object>> sortedById(Dataset<Row> rows) {
+    List<List<Object>> out = values(rows.collectAsList());
+    out.sort(Comparator.comparingLong(row -> (Long) row.get(0)));
+    return out;
+  }
 }

@@ -1,6 +1,8 @@
 package io.flightsql.spark.examples;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,6 +28,9 @@ import org.apache.spark.sql.SparkSession;
  *       read a Flight SQL server from Spark without this project.
  * </ol>
  *
+ * <p>Then the cases of {@link ReadCases}: a 1% filter and a Q1-like aggregate, each with and
+ * without pushdown, and a read split into two partitions on a server with one endpoint per query.
+ *
  * <p>Both Spark ways write the rows to the {@code noop} sink, which makes Spark produce every row
  * (and so, for the columnar connector, convert every column to rows) and then drops them. Each way
  * runs once to warm up, then {@code --iterations} times. The megabytes of every way are the bytes
@@ -44,6 +49,8 @@ public final class ReadBenchmark {
 
   private final BenchmarkArgs args;
   private final String uri;
+  /** The embedded server with one endpoint per query of the partitioned case, if one was started. */
+  private DuckDbFlightSqlServer singleEndpointServer;
 
   private ReadBenchmark(BenchmarkArgs args, String uri) {
     this.args = args;
@@ -132,9 +139,40 @@ public final class ReadBenchmark {
         System.out.println(way.summary(rows, reference.bytes()));
       }
       System.out.println(ratios(rawTimings, connector, jdbc));
+
+      new ReadCases(spark, uri, rows, args.iterations()).run(this::singleEndpointUri);
     } finally {
       spark.stop();
+      if (singleEndpointServer != null) {
+        singleEndpointServer.close();
+      }
     }
+  }
+
+  /**
+   * A server with one endpoint per query, as third-party servers are, for the partitioned case:
+   * the embedded server itself when it has one endpoint, or the server of {@code --uri} whatever
+   * it has; else a second embedded server with the same {@code lineitem}.
+   */
+  private String singleEndpointUri() {
+    if (args.uri() != null || args.endpoints() == 1) {
+      return uri;
+    }
+    if (singleEndpointServer == null) {
+      long start = System.nanoTime();
+      try {
+        singleEndpointServer =
+            DuckDbFlightSqlServer.builder().port(0).endpoints(1).lineitemRows(args.rows()).start();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "Embedded DuckDB server with 1 endpoint at %s (%.1f s to load)%n",
+          singleEndpointServer.uri(),
+          seconds(start));
+    }
+    return singleEndpointServer.uri();
   }
 
   private Dataset<Row> connectorRead(SparkSession spark) {

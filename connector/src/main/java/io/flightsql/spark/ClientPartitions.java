@@ -1,0 +1,139 @@
+package io.flightsql.spark;
+
+import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.config.FlightSqlOptions;
+import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.config.OptionReader;
+import io.flightsql.spark.config.ReadPartitioning;
+import io.flightsql.spark.sql.ColumnPartitioning;
+import io.flightsql.spark.sql.ColumnPartitioning.ColumnKind;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queries of a read that the client splits ({@code partitionColumn} or {@code predicates}):
+ * finds the partition column in the read's schema as Spark resolves names, and turns its ranges
+ * or the given conditions into one query per partition. Driver only.
+ */
+final class ClientPartitions {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientPartitions.class);
+
+  private ClientPartitions() {}
+
+  /**
+   * One WHERE condition per partition, in order, over the columns of the source relation; the
+   * scan's composed query ANDs each into its own WHERE.
+   *
+   * @param schema the source's columns, before column pruning: the partition column need not be
+   *     read
+   * @param identifierQuote the server's identifier quote; asked only for a partition column
+   */
+  static List<String> conditions(
+      FlightSqlReadConfig config, StructType schema, Supplier<String> identifierQuote) {
+    ReadPartitioning partitioning = config.partitioning();
+    List<String> conditions;
+    if (partitioning.predicates().isPresent()) {
+      conditions = partitioning.predicates().get();
+    } else {
+      String quote = identifierQuote.get();
+      StructField field = resolve(partitioning.column().get(), schema, quote);
+      ColumnPartitioning ranges =
+          ColumnPartitioning.plan(
+              TableRef.quote(field.name(), quote),
+              kind(field),
+              partitioning.lowerBound(),
+              partitioning.upperBound(),
+              partitioning.numPartitions(),
+              ZoneId.of(SQLConf.get().sessionLocalTimeZone()));
+      if (ranges.reduced()) {
+        LOG.warn(
+            "Reading {} in {} partitions instead of numPartitions={}: the range from lowerBound {}"
+                + " to upperBound {} has fewer values",
+            config.displayName(),
+            ranges.clauses().size(),
+            ranges.requested(),
+            partitioning.lowerBound(),
+            partitioning.upperBound());
+      }
+      conditions = ranges.clauses();
+    }
+    return conditions;
+  }
+
+  /**
+   * The field named by option {@code partitionColumn}: its name as Spark matches names (case
+   * insensitively unless {@code spark.sql.caseSensitive}), or that name in the server's quotes,
+   * as Spark's JDBC source also accepts.
+   */
+  private static StructField resolve(String name, StructType schema, String quote) {
+    boolean caseSensitive = SQLConf.get().caseSensitiveAnalysis();
+    List<StructField> matches = new ArrayList<>();
+    for (StructField field : schema.fields()) {
+      String quoted = TableRef.quote(field.name(), quote);
+      boolean same =
+          caseSensitive
+              ? field.name().equals(name) || quoted.equals(name)
+              : field.name().equalsIgnoreCase(name) || quoted.equalsIgnoreCase(name);
+      if (same) {
+        matches.add(field);
+      }
+    }
+    if (matches.size() == 1) {
+      return matches.get(0);
+    }
+    String why =
+        matches.isEmpty()
+            ? "the query's result has no such column; its columns are "
+                + String.join(", ", schema.fieldNames())
+            : "it matches " + matches.size() + " columns; set spark.sql.caseSensitive=true";
+    throw OptionReader.invalid(FlightSqlOptions.PARTITION_COLUMN, name, why);
+  }
+
+  private static ColumnKind kind(StructField field) {
+    DataType type = field.dataType();
+    if (type instanceof ByteType
+        || type instanceof ShortType
+        || type instanceof IntegerType
+        || type instanceof LongType
+        || type instanceof DecimalType
+        || type instanceof FloatType
+        || type instanceof DoubleType) {
+      return ColumnKind.NUMBER;
+    }
+    if (type instanceof DateType) {
+      return ColumnKind.DATE;
+    }
+    if (type instanceof TimestampType) {
+      return ColumnKind.TIMESTAMP;
+    }
+    if (type instanceof TimestampNTZType) {
+      return ColumnKind.TIMESTAMP_NTZ;
+    }
+    throw OptionReader.invalid(
+        FlightSqlOptions.PARTITION_COLUMN,
+        field.name(),
+        "column '"
+            + field.name()
+            + "' is "
+            + type.catalogString()
+            + "; a partition column must be numeric, date or timestamp");
+  }
+}
