@@ -268,6 +268,46 @@ class FlightSqlParallelReadTest {
         .hasStackTraceContaining("no_such_column");
   }
 
+  /**
+   * Pushdown and client partitions together: each partition's query has the pushed filter and
+   * its stride's condition, aggregates are pushed only partially (Spark merges the partitions'
+   * groups), an offset stays in Spark, and the partition column need not be read. Every answer
+   * equals the one read without pushdown and without partitions.
+   */
+  @Test
+  void pushdownComposesWithClientPartitions() {
+    Dataset<Row> split = partitioned(server, "c_int", "0", "500", 4);
+    Dataset<Row> plain = reader(server).option("pushDownPredicate", "false")
+        .option("pushDownAggregate", "false").option("pushDownOffset", "false").load();
+
+    Dataset<Row> filtered = split.filter("c_str LIKE 'row 1%' AND id >= 100").select("id", "c_str");
+    String filteredPlan = filtered.queryExecution().executedPlan().toString();
+    assertThat(filteredPlan)
+        .contains("PushedFilters: [")
+        .contains("Partitioning: partitionColumn=c_int")
+        .doesNotContain("c_int#");
+    assertThat(filtered.rdd().getNumPartitions()).isEqualTo(4);
+    assertThat(sorted(filtered))
+        .isEqualTo(sorted(plain.filter("c_str LIKE 'row 1%' AND id >= 100").select("id", "c_str")))
+        .hasSize(100);
+
+    Dataset<Row> grouped =
+        split.groupBy(functions.expr("c_skew")).agg(functions.count("*").as("n"),
+            functions.sum("id").as("s"), functions.max("c_int").as("m"));
+    assertThat(grouped.queryExecution().executedPlan().toString())
+        .contains("PushedAggregates: [COUNT(*), SUM(id), MAX(c_int)]")
+        .contains("(partial)");
+    Dataset<Row> groupedPlain =
+        plain.groupBy(functions.expr("c_skew")).agg(functions.count("*").as("n"),
+            functions.sum("id").as("s"), functions.max("c_int").as("m"));
+    assertThat(RowValues.fromSpark(grouped.orderBy("c_skew").collectAsList()))
+        .isEqualTo(RowValues.fromSpark(groupedPlain.orderBy("c_skew").collectAsList()));
+
+    Dataset<Row> page = split.orderBy("id").offset(990);
+    assertThat(page.queryExecution().executedPlan().toString()).doesNotContain("PushedOffset");
+    assertThat(sorted(page)).isEqualTo(sorted(plain.orderBy("id").offset(990))).hasSize(10);
+  }
+
   @Test
   void explainShowsTheClientPartitioning() {
     String plan =
