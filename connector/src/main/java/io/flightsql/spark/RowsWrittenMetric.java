@@ -1,39 +1,17 @@
 package io.flightsql.spark;
 
-import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
-/**
- * The rows a write sent to the server, summed over tasks and shown in the Spark UI's SQL tab.
- * Spark instantiates it on the driver by its no-argument constructor.
- */
-public final class RowsWrittenMetric extends CustomSumMetric {
+/** The rows a write sent to the server, summed over tasks. */
+public final class RowsWrittenMetric extends SumMetric {
   static final String NAME = "flightsqlRowsWritten";
 
-  public RowsWrittenMetric() {}
-
-  @Override
-  public String name() {
-    return NAME;
-  }
-
-  @Override
-  public String description() {
-    return "rows written to the Flight SQL server";
+  public RowsWrittenMetric() {
+    super(NAME, "rows written to the Flight SQL server");
   }
 
   /** One task's value. */
   static CustomTaskMetric of(long rows) {
-    return new CustomTaskMetric() {
-      @Override
-      public String name() {
-        return NAME;
-      }
-
-      @Override
-      public long value() {
-        return rows;
-      }
-    };
+    return taskValue(NAME, rows);
   }
 }

@@ -5,7 +5,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.AdversarialValues;
+import io.flightsql.spark.server.AdversarialValues;
 import io.flightsql.spark.testing.RowValues;
 import io.flightsql.spark.testing.SparkTestSupport;
 import java.sql.Connection;

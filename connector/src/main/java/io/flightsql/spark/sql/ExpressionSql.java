@@ -1,5 +1,6 @@
 package io.flightsql.spark.sql;
 
+import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,8 +18,6 @@ import org.apache.spark.sql.connector.expressions.aggregate.Max;
 import org.apache.spark.sql.connector.expressions.aggregate.Min;
 import org.apache.spark.sql.connector.expressions.aggregate.Sum;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
-import org.apache.spark.sql.types.BinaryType;
-import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
@@ -155,7 +154,7 @@ public final class ExpressionSql {
     }
     if (e instanceof Literal) {
       Literal<?> lit = (Literal<?>) e;
-      if (lit.value() == null || !scalar(lit.dataType())) {
+      if (lit.value() == null || !ArrowTypeMapping.isScalar(lit.dataType())) {
         return Optional.empty();
       }
       return literal(lit);
@@ -164,7 +163,7 @@ public final class ExpressionSql {
   }
 
   private Optional<String> literal(Literal<?> lit) {
-    if (lit.value() != null && !scalar(lit.dataType())) {
+    if (lit.value() != null && !ArrowTypeMapping.isScalar(lit.dataType())) {
       return Optional.empty();
     }
     return dialect.literal(lit.value(), lit.dataType());
@@ -182,24 +181,7 @@ public final class ExpressionSql {
     return columns
         .resolve(((NamedReference) e).fieldNames())
         .filter(SourceColumns.Column::comparable)
-        .filter(col -> scalar(col.type()));
-  }
-
-  /** The types whose comparison a server does as Spark does (given a dialect that writes them). */
-  private static boolean scalar(DataType type) {
-    return type instanceof BooleanType
-        || type instanceof ByteType
-        || type instanceof ShortType
-        || type instanceof IntegerType
-        || type instanceof LongType
-        || type instanceof FloatType
-        || type instanceof DoubleType
-        || type instanceof DecimalType
-        || type instanceof StringType
-        || type instanceof BinaryType
-        || type.typeName().equals("date")
-        || type.typeName().equals("timestamp")
-        || type.typeName().equals("timestamp_ntz");
+        .filter(col -> ArrowTypeMapping.isScalar(col.type()));
   }
 
   /** A column to group by. */

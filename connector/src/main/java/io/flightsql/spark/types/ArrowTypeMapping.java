@@ -353,7 +353,7 @@ public final class ArrowTypeMapping {
     }
     if (mixed) {
       for (int i = 0; i < members.size(); i++) {
-        if (!hasText(types.get(i))) {
+        if (!isScalar(types.get(i))) {
           throw unsupported(
               field,
               path,
@@ -377,10 +377,11 @@ public final class ArrowTypeMapping {
   }
 
   /**
-   * The types whose values a mixed union can read as text ({@code mixedUnions=string}): scalars
-   * with one obvious text form.
+   * The scalar types: booleans, numbers, decimals, strings, binary, dates and timestamps. Their
+   * values have one obvious text form (what a mixed union can read as text, {@code
+   * mixedUnions=string}) and compare in SQL as in Spark (what pushdown may compare).
    */
-  public static boolean hasText(DataType type) {
+  public static boolean isScalar(DataType type) {
     return type instanceof BooleanType
         || type instanceof ByteType
         || type instanceof ShortType

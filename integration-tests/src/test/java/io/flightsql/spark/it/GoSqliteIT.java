@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
 
+import io.flightsql.spark.server.AdversarialValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

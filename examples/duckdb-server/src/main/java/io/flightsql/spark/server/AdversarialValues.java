@@ -1,4 +1,4 @@
-package io.flightsql.spark.testing;
+package io.flightsql.spark.server;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
