@@ -260,7 +260,7 @@ final class ReadCases {
               second.timings().way().substring(name.length() + 2),
               second.bytesReceived() > 0
                   ? String.format(
-                      Locale.ROOT, "%.4f", (double) first.bytesReceived() / second.bytesReceived())
+                      Locale.ROOT, "%.3g", (double) first.bytesReceived() / second.bytesReceived())
                   : "n/a"));
       return out.toString();
     }
