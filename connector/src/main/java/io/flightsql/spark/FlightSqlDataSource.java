@@ -1,5 +1,8 @@
 package io.flightsql.spark;
 
+import io.flightsql.spark.write.FlightSqlSaveMode;
+import java.util.Optional;
+import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
@@ -37,7 +40,7 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>Writes come in through {@link #createRelation}, Spark's entry for sources that handle every
  * save mode themselves: it checks and prepares the table as the mode says, then streams the rows
- * through a DataSourceV2 append ({@link FlightSqlWriteTable}), which gives tasks Spark's commit
+ * through a DataSourceV2 append ({@link FlightSqlSaveMode}), which gives tasks Spark's commit
  * protocol and the job a rows-written metric.
  */
 public final class FlightSqlDataSource
@@ -88,9 +91,9 @@ public final class FlightSqlDataSource
 
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    String planId = new CaseInsensitiveStringMap(properties).get(WritePlan.PLAN_OPTION);
-    if (planId != null) {
-      return new FlightSqlWriteTable(schema, WritePlan.registered(planId));
+    Optional<Table> append = FlightSqlSaveMode.appendTable(schema, properties);
+    if (append.isPresent()) {
+      return append.get();
     }
     Set<String> comparable = schema.equals(inferredSchema) ? inferredComparable : null;
     return new FlightSqlTable(schema, FlightSqlReadConfig.from(properties), comparable);
@@ -123,23 +126,13 @@ public final class FlightSqlDataSource
           return null;
         });
     options.putAll(CollectionConverters.asJava(parameters));
-    FlightSqlWriteConfig config = FlightSqlWriteConfig.from(options);
-    StructType schema = data.schema();
-    // Fails naming the column, before anything reaches the server, for a type Arrow cannot carry.
-    ArrowTypeMapping.toArrowSchema(schema);
-    WritePlan plan = new WritePlanner(config, schema).plan(mode);
-    if (plan != null) {
-      plan.register();
-      try {
-        Map<String, String> writeOptions = new HashMap<>(options);
-        writeOptions.put(WritePlan.PLAN_OPTION, plan.id());
-        data.write().format(FlightSqlDataSource.class.getName()).options(writeOptions)
-            .mode(SaveMode.Append).save();
-      } finally {
-        plan.unregister();
-      }
-    }
-    return new WrittenRelation(sqlContext, schema);
+    FlightSqlSaveMode.save(
+        FlightSqlWriteConfig.from(options),
+        options,
+        mode,
+        data,
+        FlightSqlDataSource.class.getName());
+    return new WrittenRelation(sqlContext, data.schema());
   }
 
   /** What {@link #createRelation} returns: Spark only asks it for its schema. */

@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.write;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;

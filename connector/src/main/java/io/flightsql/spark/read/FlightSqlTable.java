@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.read;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.sql.QueryDialect;
@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /** A query's result or a server table as a Spark table that can be read in batch. Driver only. */
-final class FlightSqlTable implements SupportsRead {
+public final class FlightSqlTable implements SupportsRead {
   private static final Set<TableCapability> CAPABILITIES =
       Collections.unmodifiableSet(EnumSet.of(TableCapability.BATCH_READ));
 
@@ -28,7 +28,7 @@ final class FlightSqlTable implements SupportsRead {
    * @param comparableColumns the columns whose values the server compares as Spark does (see
    *     ComparableColumns), or null when the table was not built from the server's Arrow schema
    */
-  FlightSqlTable(StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
+  public FlightSqlTable(StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
     this.schema = schema;
     this.config = config;
     this.comparableColumns = comparableColumns;

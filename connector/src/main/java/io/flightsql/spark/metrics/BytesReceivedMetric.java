@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.metrics;
 
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
@@ -8,14 +8,14 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * over tasks and shown as a plain number of bytes.
  */
 public final class BytesReceivedMetric extends SumMetric {
-  static final String NAME = "flightsqlBytesReceived";
+  private static final String NAME = "flightsqlBytesReceived";
 
   public BytesReceivedMetric() {
     super(NAME, "Arrow bytes received from the Flight SQL server");
   }
 
   /** One task's value. */
-  static CustomTaskMetric of(long bytes) {
+  public static CustomTaskMetric of(long bytes) {
     return taskValue(NAME, bytes);
   }
 }

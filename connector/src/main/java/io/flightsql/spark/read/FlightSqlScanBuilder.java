@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;

@@ -1,5 +1,6 @@
-package io.flightsql.spark;
+package io.flightsql.spark.write;
 
+import io.flightsql.spark.metrics.RowsWrittenMetric;
 import io.flightsql.spark.client.DoPutUpload;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.TableRef;

@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.ServerCapabilities;
 import io.flightsql.spark.client.TableRef;
@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * transactions, and for {@code atomic=true} the names of the staging tables. Immutable and
  * Serializable; shipped to executors with the writer factory.
  *
- * <p>The save mode is carried out on the driver ({@link FlightSqlDataSource#createRelation}), which
+ * <p>The save mode is carried out on the driver ({@link FlightSqlSaveMode#save}), which
  * then runs the rows through Spark's DataSourceV2 write with this plan; the plan reaches that
  * write through a driver-side registry keyed by {@link #id()}, as data source options are strings.
  */

@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.metrics;
 
 import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -8,11 +8,11 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * description, and the task value that reports it. Spark instantiates each concrete metric on the
  * driver by its public no-argument constructor.
  */
-abstract class SumMetric extends CustomSumMetric {
+public abstract class SumMetric extends CustomSumMetric {
   private final String name;
   private final String description;
 
-  SumMetric(String name, String description) {
+  protected SumMetric(String name, String description) {
     this.name = name;
     this.description = description;
   }
@@ -28,7 +28,7 @@ abstract class SumMetric extends CustomSumMetric {
   }
 
   /** One task's value of the metric named {@code name}. */
-  static CustomTaskMetric taskValue(String name, long value) {
+  protected static CustomTaskMetric taskValue(String name, long value) {
     return new CustomTaskMetric() {
       @Override
       public String name() {

@@ -1,5 +1,7 @@
-package io.flightsql.spark;
+package io.flightsql.spark.read;
 
+import io.flightsql.spark.metrics.BytesReceivedMetric;
+import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;

@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.read;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import org.apache.spark.sql.catalyst.InternalRow;

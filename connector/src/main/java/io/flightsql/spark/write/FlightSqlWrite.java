@@ -1,5 +1,6 @@
-package io.flightsql.spark;
+package io.flightsql.spark.write;
 
+import io.flightsql.spark.metrics.RowsWrittenMetric;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.Write;

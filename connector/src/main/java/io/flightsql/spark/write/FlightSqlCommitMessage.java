@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.TableRef;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;

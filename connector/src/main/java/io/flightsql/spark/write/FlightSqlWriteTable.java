@@ -1,4 +1,4 @@
-package io.flightsql.spark;
+package io.flightsql.spark.write;
 
 import java.util.Collections;
 import java.util.EnumSet;
