@@ -2,7 +2,9 @@ package io.flightsql.spark;
 
 import io.flightsql.spark.write.FlightSqlSaveMode;
 import java.util.Optional;
+import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.read.FlightSqlTable;
+import io.flightsql.spark.read.SourceQuery;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
@@ -74,7 +76,12 @@ public final class FlightSqlDataSource
     FlightSqlReadConfig config = FlightSqlReadConfig.from(options);
     Schema arrowSchema;
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "schema")) {
-      arrowSchema = session.resultSchema(config.query(session.sessionHasDefaults()));
+      String sql =
+          SourceQuery.sql(
+              config,
+              session.sessionHasDefaults(),
+              () -> Dialects.resolve(config.dialect(), session.capabilities()));
+      arrowSchema = session.resultSchema(sql);
     }
     StructType schema = ArrowTypeMapping.toSparkSchema(arrowSchema, config.typeOptions());
     inferredSchema = schema;

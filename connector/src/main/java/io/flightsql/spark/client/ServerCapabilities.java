@@ -58,14 +58,14 @@ public final class ServerCapabilities implements Serializable {
         transaction instanceof Number && ((Number) transaction).intValue() >= 1,
         bulk instanceof Boolean ? (Boolean) bulk : null,
         Boolean.TRUE.equals(ingestTransactions),
-        quote == null || quote.toString().isEmpty() ? "\"" : quote.toString(),
+        quote == null ? "" : quote.toString(),
         name == null ? "" : name.toString(),
         version == null ? "" : version.toString());
   }
 
   /** For a server that does not answer GetSqlInfo. */
   static ServerCapabilities unknown() {
-    return new ServerCapabilities(false, null, false, "\"", "", "");
+    return new ServerCapabilities(false, null, false, "", "", "");
   }
 
   public boolean transactions() {
@@ -82,7 +82,7 @@ public final class ServerCapabilities implements Serializable {
     return ingestTransactions;
   }
 
-  /** The character that quotes identifiers (SQL_IDENTIFIER_QUOTE_CHAR), {@code "} by default. */
+  /** The characters that quote identifiers (SQL_IDENTIFIER_QUOTE_CHAR); empty when not said. */
   public String identifierQuote() {
     return identifierQuote;
   }

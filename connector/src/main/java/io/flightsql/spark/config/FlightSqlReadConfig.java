@@ -2,8 +2,6 @@ package io.flightsql.spark.config;
 
 import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
-import io.flightsql.spark.client.TableRef;
-import io.flightsql.spark.sql.SqlDialect;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
@@ -24,7 +22,7 @@ public final class FlightSqlReadConfig implements Serializable {
   private final String table;
   private final TypeMappingOptions typeOptions;
   private final ReadPartitioning partitioning;
-  private final SqlDialect dialect;
+  private final String dialect;
   private final boolean pushDownPredicate;
   private final boolean pushDownLimit;
   private final boolean pushDownOffset;
@@ -114,50 +112,6 @@ public final class FlightSqlReadConfig implements Serializable {
     return query;
   }
 
-  /**
-   * The SQL sent to the server by a session that could, or could not, make options {@code
-   * catalog} and {@code schema} its defaults (SetSessionOptions). Where it could not, an
-   * unqualified {@code dbtable} is qualified with them (see {@link #table(boolean)}); a {@code
-   * query} is sent as written.
-   */
-  public String query(boolean sessionHasDefaults) {
-    return table == null ? query : "SELECT * FROM " + table(sessionHasDefaults).get();
-  }
-
-  /**
-   * The table read, as the SQL of a session that could, or could not, make options {@code catalog}
-   * and {@code schema} its defaults: where it could not, an unqualified {@code dbtable} gets them
-   * as qualifiers, in double quotes.
-   */
-  public Optional<String> table(boolean sessionHasDefaults) {
-    if (table == null
-        || sessionHasDefaults
-        || (connection.catalog() == null && connection.schema() == null)) {
-      return table();
-    }
-    TableRef parsed;
-    try {
-      parsed = TableRef.parse(table, null, null);
-    } catch (IllegalArgumentException e) {
-      return table();
-    }
-    if (parsed.schema() != null || parsed.catalog() != null) {
-      return table();
-    }
-    StringBuilder qualified = new StringBuilder();
-    if (connection.catalog() != null) {
-      qualified.append(quote(connection.catalog())).append('.');
-    }
-    if (connection.schema() != null) {
-      qualified.append(quote(connection.schema())).append('.');
-    }
-    return Optional.of(qualified.append(table.trim()).toString());
-  }
-
-  private static String quote(String identifier) {
-    return '"' + identifier.replace("\"", "\"\"") + '"';
-  }
-
   /** The table read, when the read names one with {@code dbtable}. */
   public Optional<String> table() {
     return Optional.ofNullable(table);
@@ -174,7 +128,7 @@ public final class FlightSqlReadConfig implements Serializable {
   }
 
   /** The dialect option {@code dialect} names, or empty for {@code auto}. */
-  public Optional<SqlDialect> dialect() {
+  public Optional<String> dialect() {
     return Optional.ofNullable(dialect);
   }
 

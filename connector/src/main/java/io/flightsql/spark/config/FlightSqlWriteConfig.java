@@ -3,8 +3,9 @@ package io.flightsql.spark.config;
 import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.TableRef;
-import io.flightsql.spark.sql.SqlDialect;
 import java.io.Serializable;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +39,7 @@ public final class FlightSqlWriteConfig implements Serializable {
   private final long batchBytes;
   private final boolean truncate;
   private final boolean atomic;
-  private final SqlDialect dialect;
+  private final String dialect;
 
   private FlightSqlWriteConfig(
       ConnectionSettings connection,
@@ -48,7 +49,7 @@ public final class FlightSqlWriteConfig implements Serializable {
       long batchBytes,
       boolean truncate,
       boolean atomic,
-      SqlDialect dialect) {
+      String dialect) {
     this.connection = connection;
     this.table = table;
     this.method = method;
@@ -97,22 +98,25 @@ public final class FlightSqlWriteConfig implements Serializable {
         dialect(reader));
   }
 
-  /** Option {@code dialect}: null for {@code auto}. */
-  static SqlDialect dialect(OptionReader reader) {
+  /** The names option {@code dialect} takes besides {@code auto}, one per dialect. */
+  private static final List<String> DIALECTS =
+      Arrays.asList("ansi", "duckdb", "sqlite", "derby", "mysql");
+
+  /** Option {@code dialect}, in lower case: null for {@code auto}. */
+  static String dialect(OptionReader reader) {
     Optional<String> value = reader.optional(FlightSqlOptions.DIALECT);
     if (!value.isPresent() || value.get().equalsIgnoreCase("auto")) {
       return null;
     }
-    for (SqlDialect d : SqlDialect.values()) {
-      if (d.optionValue().equalsIgnoreCase(value.get())) {
-        return d;
-      }
+    String name = value.get().toLowerCase(Locale.ROOT);
+    if (!DIALECTS.contains(name)) {
+      throw OptionReader.invalid(FlightSqlOptions.DIALECT, value.get(), null);
     }
-    throw OptionReader.invalid(FlightSqlOptions.DIALECT, value.get(), null);
+    return name;
   }
 
   /** The dialect the user chose, or empty for {@code auto}. */
-  public Optional<SqlDialect> dialect() {
+  public Optional<String> dialect() {
     return Optional.ofNullable(dialect);
   }
 
@@ -168,7 +172,7 @@ public final class FlightSqlWriteConfig implements Serializable {
         + ", atomic="
         + atomic
         + ", dialect="
-        + (dialect == null ? "auto" : dialect.optionValue())
+        + (dialect == null ? "auto" : dialect)
         + "}";
   }
 }

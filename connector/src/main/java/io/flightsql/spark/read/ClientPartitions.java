@@ -1,8 +1,8 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.config.OptionReader;
 import io.flightsql.spark.config.ReadPartitioning;
 import io.flightsql.spark.sql.ColumnPartitioning;
@@ -10,7 +10,6 @@ import io.flightsql.spark.sql.ColumnPartitioning.ColumnKind;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -44,20 +43,18 @@ final class ClientPartitions {
    *
    * @param schema the source's columns, before column pruning: the partition column need not be
    *     read
-   * @param identifierQuote the server's identifier quote; asked only for a partition column
+   * @param dialect the read's dialect, which quotes the partition column
    */
-  static List<String> conditions(
-      FlightSqlReadConfig config, StructType schema, Supplier<String> identifierQuote) {
+  static List<String> conditions(FlightSqlReadConfig config, StructType schema, Dialect dialect) {
     ReadPartitioning partitioning = config.partitioning();
     List<String> conditions;
     if (partitioning.predicates().isPresent()) {
       conditions = partitioning.predicates().get();
     } else {
-      String quote = identifierQuote.get();
-      StructField field = resolve(partitioning.column().get(), schema, quote);
+      StructField field = resolve(partitioning.column().get(), schema, dialect);
       ColumnPartitioning ranges =
           ColumnPartitioning.plan(
-              TableRef.quote(field.name(), quote),
+              dialect.quoted(field.name()),
               kind(field),
               partitioning.lowerBound(),
               partitioning.upperBound(),
@@ -83,15 +80,15 @@ final class ClientPartitions {
    * insensitively unless {@code spark.sql.caseSensitive}), or that name in the server's quotes,
    * as Spark's JDBC source also accepts.
    */
-  private static StructField resolve(String name, StructType schema, String quote) {
+  private static StructField resolve(String name, StructType schema, Dialect dialect) {
     boolean caseSensitive = SQLConf.get().caseSensitiveAnalysis();
     List<StructField> matches = new ArrayList<>();
     for (StructField field : schema.fields()) {
-      String quoted = TableRef.quote(field.name(), quote);
+      String quoted = dialect.identifier(field.name()).orElse(null);
       boolean same =
           caseSensitive
-              ? field.name().equals(name) || quoted.equals(name)
-              : field.name().equalsIgnoreCase(name) || quoted.equalsIgnoreCase(name);
+              ? field.name().equals(name) || name.equals(quoted)
+              : field.name().equalsIgnoreCase(name) || name.equalsIgnoreCase(quoted);
       if (same) {
         matches.add(field);
       }

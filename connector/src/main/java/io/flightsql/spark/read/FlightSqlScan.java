@@ -7,6 +7,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.ArrayList;
@@ -15,7 +16,6 @@ import java.util.Optional;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.types.pojo.Schema;
-import java.util.function.Supplier;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -94,7 +94,11 @@ final class FlightSqlScan implements Scan, Batch {
       if (!query.composed()) {
         // A query sent as the user wrote it: a dbtable is qualified here when the session could
         // not take options catalog and schema as its defaults.
-        sql = config.query(session.sessionHasDefaults());
+        sql =
+            SourceQuery.sql(
+                config,
+                session.sessionHasDefaults(),
+                () -> Dialects.resolve(config.dialect(), session.capabilities()));
       }
       FlightInfo info = session.execute(sql);
       if (query.composed()) {
@@ -171,8 +175,7 @@ final class FlightSqlScan implements Scan, Batch {
   private InputPartition[] clientPartitions() {
     InputPartition[] planned;
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
-      Supplier<String> identifierQuote = () -> session.capabilities().identifierQuote();
-      List<String> conditions = ClientPartitions.conditions(config, sourceSchema, identifierQuote);
+      List<String> conditions = ClientPartitions.conditions(config, sourceSchema, query.dialect());
       // Executors continue this session (token, cookies), as they do the planning session's.
       SessionState state = session.state();
       planned = new InputPartition[conditions.size()];

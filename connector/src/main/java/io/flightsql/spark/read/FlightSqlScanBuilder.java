@@ -1,14 +1,9 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.ServerCapabilities;
 import io.flightsql.spark.config.FlightSqlReadConfig;
-import io.flightsql.spark.sql.ExpressionSql;
+import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.sql.PushedQuery;
-import io.flightsql.spark.sql.QueryDialect;
-import io.flightsql.spark.sql.SourceColumns;
-import io.flightsql.spark.sql.SqlDialect;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.types.ComparableColumns;
 import java.util.ArrayList;
@@ -43,7 +38,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds the scan of one read, and with it the query the server runs: Spark pushes the columns it
  * needs, its filters, an aggregation, a limit, an offset and a top-N here, and each is taken when
- * its option allows it and the read's {@link QueryDialect} can write it so that the server computes
+ * its option allows it and the read's {@link Dialect} can write it so that the server computes
  * what Spark would. Driver only; not Serializable (the {@link PushedQuery} it builds is).
  *
  * <p>The dialect, and which columns the server compares as Spark does, are found the first time
@@ -66,7 +61,7 @@ final class FlightSqlScanBuilder
   private final StructType schema;
   private final FlightSqlReadConfig config;
   private final Set<String> knownComparable;
-  private final AtomicReference<QueryDialect> knownDialect;
+  private final AtomicReference<Dialect> knownDialect;
   /**
    * Whether the read is split on the client into several queries, each selecting part of the
    * source rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is
@@ -75,7 +70,7 @@ final class FlightSqlScanBuilder
    */
   private final boolean clientPartitioned;
 
-  private Context context;
+  private PushdownContext context;
   private boolean contextResolved;
 
   private final List<Predicate> pushedPredicates = new ArrayList<>();
@@ -101,7 +96,7 @@ final class FlightSqlScanBuilder
       StructType schema,
       FlightSqlReadConfig config,
       Set<String> knownComparable,
-      AtomicReference<QueryDialect> knownDialect) {
+      AtomicReference<Dialect> knownDialect) {
     this.schema = schema;
     this.config = config;
     this.knownComparable = knownComparable;
@@ -109,68 +104,13 @@ final class FlightSqlScanBuilder
     this.clientPartitioned = config.partitioning().isClientSide();
   }
 
-  /** What pushing needs: the dialect and the source's columns in it. */
-  private static final class Context {
-    final QueryDialect dialect;
-    final SourceColumns columns;
-    final ExpressionSql expressions;
-    // Whether sessions on this server take options catalog and schema as their defaults; where
-    // they do not, the composed query names them as qualifiers of the table.
-    final boolean sessionHasDefaults;
-
-    Context(QueryDialect dialect, SourceColumns columns, boolean sessionHasDefaults) {
-      this.dialect = dialect;
-      this.columns = columns;
-      this.expressions = new ExpressionSql(dialect, columns);
-      this.sessionHasDefaults = sessionHasDefaults;
-    }
-  }
-
   /** The context, or null when nothing may be pushed into this read. */
-  private Context context() {
+  private PushdownContext context() {
     if (!contextResolved) {
       contextResolved = true;
-      context = resolveContext();
+      context = PushdownContext.resolve(config, schema, knownComparable, knownDialect);
     }
     return context;
-  }
-
-  private Context resolveContext() {
-    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "pushdown")) {
-      QueryDialect dialect = knownDialect.get();
-      if (dialect == null) {
-        ServerCapabilities capabilities = session.capabilities();
-        SqlDialect kind =
-            config
-                .dialect()
-                .orElseGet(
-                    () ->
-                        SqlDialect.forServer(
-                            capabilities.serverName(), capabilities.serverVersion()));
-        dialect = QueryDialect.of(kind, capabilities.identifierQuote());
-        knownDialect.set(dialect);
-      }
-      Set<String> comparable = knownComparable;
-      if (comparable == null) {
-        Schema arrow = session.resultSchema(config.query(session.sessionHasDefaults()));
-        comparable = ComparableColumns.of(arrow, schema);
-      }
-      SourceColumns columns = new SourceColumns(schema, comparable, dialect);
-      if (!columns.addressable()) {
-        LOG.info(
-            "Nothing is pushed into the read of {}: its column names repeat or cannot be quoted",
-            config.displayName());
-        return null;
-      }
-      LOG.debug("Pushdown into {} uses dialect {}", config.displayName(), dialect);
-      return new Context(dialect, columns, session.sessionHasDefaults());
-    } catch (FlightSqlConnectorException e) {
-      LOG.warn(
-          "Nothing is pushed into the read of {}: the server did not describe itself ({})",
-          config.displayName(),
-          e.getMessage());
-      return null;
-    }
   }
 
   @Override
@@ -206,7 +146,7 @@ final class FlightSqlScanBuilder
     if (clientPartitioned) {
       return false;
     }
-    for (AggregateFunc f : functions(aggregation)) {
+    for (AggregateFunc f : Aggregations.functions(aggregation)) {
       // Spark then divides a pushed SUM by a pushed COUNT itself, at its own decimal scale.
       if (f instanceof Avg && (context() == null || !context.expressions.avgIsExact((Avg) f))) {
         return false;
@@ -226,7 +166,7 @@ final class FlightSqlScanBuilder
     }
     List<String> groups = new ArrayList<>();
     List<String> select = new ArrayList<>();
-    for (Expression e : groupBys(agg)) {
+    for (Expression e : Aggregations.groupBys(agg)) {
       Optional<String> sql = context.expressions.groupBy(e);
       if (!sql.isPresent()) {
         return false;
@@ -234,7 +174,7 @@ final class FlightSqlScanBuilder
       groups.add(sql.get());
       select.add(sql.get());
     }
-    AggregateFunc[] functions = functions(agg);
+    AggregateFunc[] functions = Aggregations.functions(agg);
     for (int i = 0; i < functions.length; i++) {
       Optional<String> sql = context.expressions.aggregate(functions[i]);
       if (!sql.isPresent()) {
@@ -242,7 +182,7 @@ final class FlightSqlScanBuilder
       }
       select.add(sql.get() + " AS " + context.dialect.identifier(AGGREGATE_ALIAS + i).get());
     }
-    PushedQuery candidate = base().where(where).select(select).groupBy(groups);
+    PushedQuery candidate = PushdownContext.base(context, config).where(where).select(select).groupBy(groups);
     // As Spark's JDBC source does: the server says what the aggregated query returns, without
     // computing it, or refuses it; either way before Spark relies on it.
     String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
@@ -269,7 +209,7 @@ final class FlightSqlScanBuilder
 
   /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
   private static boolean partialMergeable(Aggregation agg) {
-    for (AggregateFunc f : functions(agg)) {
+    for (AggregateFunc f : Aggregations.functions(agg)) {
       if (f instanceof Avg
           || (f instanceof Count && ((Count) f).isDistinct())
           || (f instanceof Sum && ((Sum) f).isDistinct())) {
@@ -358,37 +298,6 @@ final class FlightSqlScanBuilder
     return clientPartitioned || topN != null;
   }
 
-  /**
-   * The aggregate functions of an aggregation. Spark 4's Aggregation is a Java record, which code
-   * compiled for Java 11 (for Spark 3.5 clusters) cannot call directly; Spark 3.5's is a class
-   * with the same accessor, so the call goes through reflection on whichever is loaded.
-   */
-  private static AggregateFunc[] functions(Aggregation aggregation) {
-    return (AggregateFunc[]) accessor(aggregation, "aggregateExpressions");
-  }
-
-  /** The GROUP BY expressions of an aggregation; see {@link #functions}. */
-  private static Expression[] groupBys(Aggregation aggregation) {
-    return (Expression[]) accessor(aggregation, "groupByExpressions");
-  }
-
-  private static Object accessor(Object aggregation, String name) {
-    try {
-      return aggregation.getClass().getMethod(name).invoke(aggregation);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("Spark's Aggregation has no " + name + "(): " + e, e);
-    }
-  }
-
-  private PushedQuery base() {
-    QueryDialect dialect =
-        context != null ? context.dialect : QueryDialect.of(SqlDialect.ANSI, null);
-    // Without a context nothing is composed, and the scan qualifies the plain query itself.
-    boolean hasDefaults = context == null || context.sessionHasDefaults;
-    return PushedQuery.over(
-        dialect, config.query(hasDefaults), config.table(hasDefaults).orElse(null));
-  }
-
   @Override
   public Scan build() {
     if (clientPartitioned || (required != null && !sameColumns(required, schema))) {
@@ -396,7 +305,7 @@ final class FlightSqlScanBuilder
       // client partition's condition goes into a composed query.
       context();
     }
-    PushedQuery query = base();
+    PushedQuery query = PushdownContext.base(context, config);
     StructType readSchema;
     if (context == null) {
       readSchema = schema;
@@ -449,41 +358,18 @@ final class FlightSqlScanBuilder
     return Arrays.equals(a.fieldNames(), b.fieldNames());
   }
 
-  /** What EXPLAIN and the Spark UI show: what was pushed, in the style of Spark's JDBC source. */
+  /** What EXPLAIN and the Spark UI show. */
   private String describe(PushedQuery query, StructType readSchema) {
-    StringBuilder out = new StringBuilder("FlightSQL [uri=").append(config.uri());
-    if (context != null) {
-      out.append(", Dialect: ").append(context.dialect.name());
-    }
-    out.append(", PushedFilters: ").append(list(pushedPredicates));
+    ScanDescription description =
+        new ScanDescription(
+            config.uri(), context == null ? null : context.dialect.name(), pushedPredicates);
     if (aggregation != null) {
-      out.append(", PushedAggregates: ").append(list(Arrays.asList(functions(aggregation))));
-      out.append(", PushedGroupBy: ").append(list(Arrays.asList(groupBys(aggregation))));
-      out.append(aggregationComplete ? " (complete)" : " (partial)");
+      description.aggregation(aggregation, aggregationComplete);
     }
-    if (topN != null) {
-      out.append(", PushedTopN: ORDER BY ").append(list(Arrays.asList(topN)));
-      out.append(" LIMIT ").append(limit);
-    } else if (limit >= 0) {
-      out.append(", PushedLimit: LIMIT ").append(limit);
-    }
-    if (offset > 0) {
-      out.append(", PushedOffset: OFFSET ").append(offset);
-    }
+    description.limit(topN, limit).offset(offset);
     if (clientPartitioned) {
-      // Each partition's query is this SQL with its own condition ANDed into the WHERE.
-      out.append(", Partitioning: ").append(config.partitioning());
+      description.partitioning(config.partitioning());
     }
-    out.append(", ReadSchema: ").append(readSchema.simpleString());
-    out.append(", SQL: ").append(query.sql()).append(']');
-    return out.toString();
-  }
-
-  private static String list(List<?> items) {
-    List<String> texts = new ArrayList<>();
-    for (Object item : items) {
-      texts.add(String.valueOf(item));
-    }
-    return "[" + String.join(", ", texts) + "]";
+    return description.text(readSchema, query.sql());
   }
 }

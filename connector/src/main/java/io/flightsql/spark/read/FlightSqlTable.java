@@ -1,7 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
-import io.flightsql.spark.sql.QueryDialect;
+import io.flightsql.spark.dialect.Dialect;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -22,7 +22,7 @@ public final class FlightSqlTable implements SupportsRead {
   private final Set<String> comparableColumns;
   // The dialect found for the first query over this table, for the next ones: a DataFrame's
   // table plans each query, and asking the server (GetSqlInfo) each time costs a round trip.
-  private final AtomicReference<QueryDialect> dialect = new AtomicReference<>();
+  private final AtomicReference<Dialect> dialect = new AtomicReference<>();
 
   /**
    * @param comparableColumns the columns whose values the server compares as Spark does (see

@@ -1,5 +1,6 @@
 package io.flightsql.spark.sql;
 
+import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,17 +31,17 @@ import org.apache.spark.sql.types.StringType;
 
 /**
  * Writes Spark's pushed expressions (predicates, aggregates, sort orders) as SQL of a {@link
- * QueryDialect} over {@link SourceColumns}. Each method answers empty unless the whole expression
+ * Dialect} over {@link SourceColumns}. Each method answers empty unless the whole expression
  * can be written so that the server computes what Spark would: then Spark keeps that work.
  *
  * <p>Operands are top-level columns and literals only; a column the server would compare
  * differently (see {@link SourceColumns.Column#comparable()}) is never an operand.
  */
 public final class ExpressionSql {
-  private final QueryDialect dialect;
+  private final Dialect dialect;
   private final SourceColumns columns;
 
-  public ExpressionSql(QueryDialect dialect, SourceColumns columns) {
+  public ExpressionSql(Dialect dialect, SourceColumns columns) {
     this.dialect = dialect;
     this.columns = columns;
   }

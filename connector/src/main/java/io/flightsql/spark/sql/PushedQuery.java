@@ -1,5 +1,6 @@
 package io.flightsql.spark.sql;
 
+import io.flightsql.spark.dialect.Dialect;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,7 +23,7 @@ public final class PushedQuery implements Serializable {
   /** The alias of the user's query when it is a subquery. */
   static final String SOURCE_ALIAS = "flightsql_source";
 
-  private final QueryDialect dialect;
+  private final Dialect dialect;
   private final String original;
   private final String relation;
   private final List<String> select;
@@ -33,7 +34,7 @@ public final class PushedQuery implements Serializable {
   private final int offset;
 
   private PushedQuery(
-      QueryDialect dialect,
+      Dialect dialect,
       String original,
       String relation,
       List<String> select,
@@ -58,7 +59,7 @@ public final class PushedQuery implements Serializable {
    * (as written in option {@code dbtable}; {@code query} is then {@code SELECT * FROM <table>}).
    * Nothing is pushed yet.
    */
-  public static PushedQuery over(QueryDialect dialect, String query, String table) {
+  public static PushedQuery over(Dialect dialect, String query, String table) {
     Objects.requireNonNull(query);
     String relation = table != null ? table : dialect.subquery(query, SOURCE_ALIAS);
     return new PushedQuery(
@@ -117,7 +118,7 @@ public final class PushedQuery implements Serializable {
     return offset;
   }
 
-  public QueryDialect dialect() {
+  public Dialect dialect() {
     return dialect;
   }
 

@@ -1,5 +1,6 @@
 package io.flightsql.spark.sql;
 
+import io.flightsql.spark.dialect.Dialect;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -56,7 +57,7 @@ public final class SourceColumns {
   /**
    * @param comparable the names of the columns whose values the server compares as Spark does
    */
-  public SourceColumns(StructType schema, Set<String> comparable, QueryDialect dialect) {
+  public SourceColumns(StructType schema, Set<String> comparable, Dialect dialect) {
     boolean distinct = true;
     Map<String, Integer> foldedCount = new HashMap<>();
     for (StructField field : schema.fields()) {

@@ -59,17 +59,16 @@ final class FlightSqlBatchWrite implements BatchWrite {
   }
 
   private void moveStagedRows(List<TableRef> staged) {
-    String quote = plan.quote();
     try (FlightSqlSession session =
         FlightSqlSession.open(plan.config().connection(), "write-commit")) {
       byte[] transaction = session.beginTransaction();
       try {
         if (plan.deleteTargetAtCommit()) {
-          session.executeUpdate(plan.dialect().deleteAll(plan.target(), quote), transaction);
+          session.executeUpdate(plan.dialect().deleteAll(plan.target()), transaction);
         }
         for (TableRef table : staged) {
           session.executeUpdate(
-              plan.dialect().insertSelect(plan.target(), table, schema, quote), transaction);
+              plan.dialect().insertSelect(plan.target(), table, schema), transaction);
         }
         session.commit(transaction);
       } catch (RuntimeException e) {
@@ -105,7 +104,7 @@ final class FlightSqlBatchWrite implements BatchWrite {
     try {
       for (TableRef table : session.tablesStartingWith(plan.target(), plan.stagingPrefix())) {
         try {
-          session.executeUpdate(plan.dialect().dropTable(table, plan.quote()), null);
+          session.executeUpdate(plan.dialect().dropTable(table), null);
         } catch (RuntimeException e) {
           LOG.warn("Could not drop the staging table {}: {}", table, e.getMessage());
         }

@@ -66,10 +66,10 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     }
     if (plan.atomic()) {
       session.executeUpdate(
-          plan.dialect().createTable(destination, schema, plan.quote()), transaction);
+          plan.dialect().createTable(destination, schema), transaction);
     }
     return session.preparedUpdate(
-        batch.root(), plan.dialect().insert(destination, schema, plan.quote()), transaction);
+        batch.root(), plan.dialect().insert(destination, schema), transaction);
   }
 
   @Override

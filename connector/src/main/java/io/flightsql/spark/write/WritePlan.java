@@ -4,7 +4,7 @@ import io.flightsql.spark.client.ServerCapabilities;
 import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
-import io.flightsql.spark.sql.SqlDialect;
+import io.flightsql.spark.dialect.Dialect;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.UUID;
@@ -32,14 +32,14 @@ final class WritePlan implements Serializable {
   private final FlightSqlWriteConfig config;
   private final ServerCapabilities capabilities;
   private final WriteMethod method;
-  private final SqlDialect dialect;
+  private final Dialect dialect;
   private final boolean deleteTargetAtCommit;
 
   WritePlan(
       FlightSqlWriteConfig config,
       ServerCapabilities capabilities,
       WriteMethod method,
-      SqlDialect dialect,
+      Dialect dialect,
       boolean deleteTargetAtCommit) {
     this.id = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     this.config = config;
@@ -66,12 +66,8 @@ final class WritePlan implements Serializable {
     return method;
   }
 
-  SqlDialect dialect() {
+  Dialect dialect() {
     return dialect;
-  }
-
-  String quote() {
-    return capabilities.identifierQuote();
   }
 
   TableRef target() {
@@ -130,7 +126,7 @@ final class WritePlan implements Serializable {
         + ", method="
         + method.optionValue()
         + ", dialect="
-        + dialect.optionValue()
+        + dialect.name()
         + ", taskTransactions="
         + taskTransactions()
         + "}";

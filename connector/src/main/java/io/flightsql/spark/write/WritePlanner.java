@@ -5,7 +5,8 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.ServerCapabilities;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
-import io.flightsql.spark.sql.SqlDialect;
+import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.vector.ArrowBatchBuilder;
 import java.util.Locale;
 import org.apache.spark.sql.SaveMode;
@@ -39,8 +40,7 @@ final class WritePlanner {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
-      SqlDialect dialect =
-          config.dialect().orElseGet(() -> SqlDialect.forServerName(capabilities.serverName()));
+      Dialect dialect = Dialects.resolve(config.dialect(), capabilities);
       if (config.atomic() && !capabilities.transactions()) {
         throw new IllegalArgumentException(
             "Option 'atomic' needs a server with transactions, and "
@@ -49,7 +49,6 @@ final class WritePlanner {
                 + " 'atomic': a task that fails rolls back where the server allows it, but a"
                 + " retried task may leave its rows twice; see docs/writing.md.");
       }
-      String quote = capabilities.identifierQuote();
       boolean exists = session.tableExists(config.table());
       boolean deleteAtCommit = false;
       switch (mode) {
@@ -76,9 +75,9 @@ final class WritePlanner {
             // The job's commit empties the table in the transaction that adds the new rows.
             deleteAtCommit = true;
           } else if (exists && config.truncate()) {
-            session.executeUpdate(dialect.deleteAll(config.table(), quote), null);
+            session.executeUpdate(dialect.deleteAll(config.table()), null);
           } else if (exists) {
-            session.executeUpdate(dialect.dropTable(config.table(), quote), null);
+            session.executeUpdate(dialect.dropTable(config.table()), null);
             exists = false;
           }
           break;
@@ -86,7 +85,7 @@ final class WritePlanner {
           break;
       }
       if (!exists) {
-        createTable(session, method, dialect, quote);
+        createTable(session, method, dialect);
       }
       WritePlan plan = new WritePlan(config, capabilities, method, dialect, deleteAtCommit);
       LOG.info(
@@ -121,7 +120,7 @@ final class WritePlanner {
    * ingests (so the server chooses the column types), else with the dialect's CREATE TABLE.
    */
   private void createTable(
-      FlightSqlSession session, WriteMethod method, SqlDialect dialect, String quote) {
+      FlightSqlSession session, WriteMethod method, Dialect dialect) {
     if (method == WriteMethod.INGEST) {
       try (ArrowBatchBuilder empty = ArrowBatchBuilder.create(schema, session.allocator());
           DoPutUpload upload =
@@ -129,7 +128,7 @@ final class WritePlanner {
         upload.finish();
       }
     } else {
-      session.executeUpdate(dialect.createTable(config.table(), schema, quote), null);
+      session.executeUpdate(dialect.createTable(config.table(), schema), null);
     }
     LOG.info("Created table {} on {}", config.table(), config.uri());
   }

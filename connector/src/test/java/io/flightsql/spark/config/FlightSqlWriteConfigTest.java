@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
-import io.flightsql.spark.sql.SqlDialect;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.sql.types.DataTypes;
@@ -60,24 +59,6 @@ class FlightSqlWriteConfigTest {
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
         .hasMessage("Invalid value 'copy' for option 'writeMethod': expected `auto`, `ingest` or `prepared`");
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "dialect", "SQLite")).dialect())
-        .contains(SqlDialect.SQLITE);
-  }
-
-  @Test
-  void dialectsQuoteIdentifiersAndRefuseTypesTheyCannotCreate() {
-    StructType schema =
-        new StructType()
-            .add("id", DataTypes.LongType, false)
-            .add("na\"me", DataTypes.StringType)
-            .add("tags", DataTypes.createArrayType(DataTypes.StringType));
-    TableRef table = new TableRef(null, "s", "t");
-    assertThat(SqlDialect.DUCKDB.createTable(table, schema, "\""))
-        .isEqualTo("CREATE TABLE \"s\".\"t\" (\"id\" BIGINT NOT NULL, \"na\"\"me\" VARCHAR, \"tags\" VARCHAR[])");
-    assertThat(SqlDialect.ANSI.insert(table, schema, "\""))
-        .isEqualTo("INSERT INTO \"s\".\"t\" (\"id\", \"na\"\"me\", \"tags\") VALUES (?, ?, ?)");
-    assertThatThrownBy(() -> SqlDialect.DERBY.createTable(table, schema, "\""))
-        .hasMessageStartingWith("Column 'tags' has Spark type array<string>, for which spark-flightsql knows no column type in dialect 'derby'");
-    assertThat(SqlDialect.forServerName("spark-flightsql DuckDB server")).isEqualTo(SqlDialect.DUCKDB);
-    assertThat(SqlDialect.forServerName("db_name")).isEqualTo(SqlDialect.ANSI);
+        .contains("sqlite");
   }
 }

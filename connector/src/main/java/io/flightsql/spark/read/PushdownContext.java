@@ -1,0 +1,104 @@
+package io.flightsql.spark.read;
+
+import io.flightsql.spark.client.FlightSqlConnectorException;
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.sql.ExpressionSql;
+import io.flightsql.spark.sql.PushedQuery;
+import io.flightsql.spark.sql.SourceColumns;
+import io.flightsql.spark.types.ComparableColumns;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What pushing into one read needs: the server's dialect, the source's columns in it, and whether
+ * the session took options catalog and schema as its defaults. Found on the driver the first time
+ * something could be pushed; a server that cannot tell gets nothing pushed.
+ */
+final class PushdownContext {
+  private static final Logger LOG = LoggerFactory.getLogger(PushdownContext.class);
+
+  final Dialect dialect;
+  final SourceColumns columns;
+  final ExpressionSql expressions;
+  /**
+   * Whether sessions on this server take options catalog and schema as their defaults; where they
+   * do not, the composed query names them as qualifiers of the table.
+   */
+  final boolean sessionHasDefaults;
+
+  private PushdownContext(
+      Dialect dialect, SourceColumns columns, boolean sessionHasDefaults) {
+    this.dialect = dialect;
+    this.columns = columns;
+    this.expressions = new ExpressionSql(dialect, columns);
+    this.sessionHasDefaults = sessionHasDefaults;
+  }
+
+  /**
+   * Asks the server what pushing needs, or null when nothing may be pushed into this read.
+   *
+   * @param knownComparable the columns whose values the server compares as Spark does, when the
+   *     table knows its Arrow schema; null to ask the server
+   * @param knownDialect the table's dialect once a read of it found it, shared by its scans
+   */
+  static PushdownContext resolve(
+      FlightSqlReadConfig config,
+      StructType schema,
+      Set<String> knownComparable,
+      AtomicReference<Dialect> knownDialect) {
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "pushdown")) {
+      Dialect dialect = knownDialect.get();
+      if (dialect == null) {
+        dialect = Dialects.resolve(config.dialect(), session.capabilities());
+        knownDialect.set(dialect);
+      }
+      Dialect chosen = dialect;
+      Set<String> comparable = knownComparable;
+      if (comparable == null) {
+        String sql = SourceQuery.sql(config, session.sessionHasDefaults(), () -> chosen);
+        Schema arrow = session.resultSchema(sql);
+        comparable = ComparableColumns.of(arrow, schema);
+      }
+      SourceColumns columns =
+          new SourceColumns(schema, comparable, dialect);
+      if (!columns.addressable()) {
+        LOG.info(
+            "Nothing is pushed into the read of {}: its column names repeat or cannot be quoted",
+            config.displayName());
+        return null;
+      }
+      LOG.debug("Pushdown into {} uses dialect {}", config.displayName(), dialect);
+      return new PushdownContext(dialect, columns, session.sessionHasDefaults());
+    } catch (FlightSqlConnectorException e) {
+      LOG.warn(
+          "Nothing is pushed into the read of {}: the server did not describe itself ({})",
+          config.displayName(),
+          e.getMessage());
+      return null;
+    }
+  }
+
+  /**
+   * The read's query with nothing pushed yet, in this context's dialect; without a context (null),
+   * the plain source, which the scan qualifies itself once it has a session.
+   */
+  static PushedQuery base(PushdownContext context, FlightSqlReadConfig config) {
+    if (context == null) {
+      Dialect ansi = Dialects.named("ansi", null);
+      return PushedQuery.over(
+          ansi, SourceQuery.sql(config, true, () -> ansi), config.table().orElse(null));
+    }
+    boolean defaults = context.sessionHasDefaults;
+    return PushedQuery.over(
+        context.dialect,
+        SourceQuery.sql(config, defaults, () -> context.dialect),
+        SourceQuery.table(config, defaults, () -> context.dialect).orElse(null));
+  }
+}

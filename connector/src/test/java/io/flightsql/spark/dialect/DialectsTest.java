@@ -1,0 +1,74 @@
+package io.flightsql.spark.dialect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.config.FlightSqlWriteConfig;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The one rule that chooses a dialect for reads, writes and the catalog. */
+class DialectsTest {
+  @Test
+  void theServersNameChoosesThenItsVersionThenAnsi() {
+    assertThat(Dialects.detect("db_name", "sqlite 3", "")).isInstanceOf(SqliteDialect.class);
+    assertThat(Dialects.detect("db_name", "", "")).isInstanceOf(AnsiDialect.class);
+    assertThat(Dialects.detect("Apache Doris", "", "")).isInstanceOf(MySqlDialect.class);
+    assertThat(Dialects.detect("StarRocks", "3.2", "")).isInstanceOf(MySqlDialect.class);
+    assertThat(Dialects.detect("spark-flightsql DuckDB server", "v1.1", "\""))
+        .isInstanceOf(DuckDbDialect.class);
+    assertThat(Dialects.detect("Apache Derby", "", "")).isInstanceOf(DerbyDialect.class);
+    assertThat(Dialects.detect("Dremio", "25.0", "")).isInstanceOf(AnsiDialect.class);
+    assertThat(Dialects.detect(null, null, null)).isInstanceOf(AnsiDialect.class);
+  }
+
+  @Test
+  void theServersQuoteWinsOverTheDialectsOwn() {
+    assertThat(Dialects.detect("StarRocks", "", "").quote()).isEqualTo("`");
+    assertThat(Dialects.detect("StarRocks", "", "\"").quote()).isEqualTo("\"");
+    assertThat(Dialects.named("ansi", "`").identifier("x`").get()).isEqualTo("`x```");
+    assertThat(Dialects.named("duckdb", null).quote()).isEqualTo("\"");
+  }
+
+  @Test
+  void anOptionNamesADialectInAnyCase() {
+    assertThat(Dialects.named("SQLite", "")).isInstanceOf(SqliteDialect.class);
+    assertThat(Dialects.named("mysql", "")).isEqualTo(Dialects.named("MySQL", null));
+    assertThat(Dialects.names()).containsExactly("ansi", "duckdb", "sqlite", "derby", "mysql");
+    assertThatThrownBy(() -> Dialects.named("oracle", ""))
+        .hasMessage(
+            "Invalid value 'oracle' for option 'dialect': expected auto or one of"
+                + " [ansi, duckdb, sqlite, derby, mysql]");
+  }
+
+  /** Option {@code dialect} is read in config, which cannot see this package: the same names. */
+  @Test
+  void optionDialectTakesTheNameOfEveryDialectAndNoOther() {
+    for (String name : Dialects.names()) {
+      Map<String, String> options =
+          Map.of("uri", "grpc://h:1", "dbtable", "t", "dialect", name.toUpperCase(Locale.ROOT));
+      assertThat(FlightSqlWriteConfig.from(options).dialect()).contains(name);
+      assertThat(FlightSqlReadConfig.from(options).dialect()).contains(name);
+    }
+    assertThat(FlightSqlReadConfig.from(Map.of("uri", "grpc://h:1", "dbtable", "t", "dialect", "auto")).dialect())
+        .isEmpty();
+    assertThatThrownBy(
+            () ->
+                FlightSqlReadConfig.from(
+                    Map.of("uri", "grpc://h:1", "dbtable", "t", "dialect", "oracle")))
+        .hasMessageStartingWith("Invalid value 'oracle' for option 'dialect'");
+  }
+
+  @Test
+  void eachDialectIsNamedByItsOptionValueAndEqualByQuote() {
+    for (String name : Dialects.names()) {
+      Dialect dialect = Dialects.named(name, "");
+      assertThat(dialect.name()).isEqualTo(name);
+      assertThat(dialect.toString()).startsWith(name + " (identifiers quoted with ");
+    }
+    assertThat(Dialects.named("ansi", "`")).isNotEqualTo(Dialects.named("ansi", "\""));
+    assertThat(Dialects.named("ansi", "\"")).isNotEqualTo(Dialects.named("derby", "\""));
+  }
+}
