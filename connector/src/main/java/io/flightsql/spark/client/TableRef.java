@@ -100,23 +100,6 @@ public final class TableRef implements Serializable {
     return new TableRef(catalog, schema, otherName);
   }
 
-  /** The qualified name for SQL, each part quoted with {@code quote} (doubled inside). */
-  public String sql(String quote) {
-    StringBuilder out = new StringBuilder();
-    if (catalog != null) {
-      out.append(quote(catalog, quote)).append('.');
-    }
-    if (schema != null) {
-      out.append(quote(schema, quote)).append('.');
-    }
-    return out.append(quote(name, quote)).toString();
-  }
-
-  /** An identifier in quotes, with each quote inside doubled. */
-  public static String quote(String identifier, String quote) {
-    return quote + identifier.replace(quote, quote + quote) + quote;
-  }
-
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof TableRef)) {
@@ -133,8 +116,18 @@ public final class TableRef implements Serializable {
     return Objects.hash(catalog, schema, name);
   }
 
+  /**
+   * The name for messages, in the form option {@code dbtable} takes: each part in double quotes.
+   * Never SQL: statements quote names with the server's dialect.
+   */
   @Override
   public String toString() {
-    return sql("\"");
+    StringBuilder out = new StringBuilder();
+    for (String part : new String[] {catalog, schema, name}) {
+      if (part != null) {
+        out.append(out.length() > 0 ? "." : "").append('"').append(part.replace("\"", "\"\"")).append('"');
+      }
+    }
+    return out.toString();
   }
 }

@@ -37,10 +37,11 @@ class FlightSqlWriteConfigTest {
   void tableNamesAreDottedAndOptionallyQuoted() {
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "main.\"odd \"\"name\".t", "catalog", "c")).table())
         .isEqualTo(new TableRef("main", "odd \"name", "t"));
-    assertThat(FlightSqlWriteConfig.from(options("dbtable", "cat.sch.t")).table().sql("\""))
-        .isEqualTo("\"cat\".\"sch\".\"t\"");
-    assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "schema", "s")).table().sql("`"))
-        .isEqualTo("`s`.`t`");
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "cat.sch.t")).table())
+        .isEqualTo(new TableRef("cat", "sch", "t"))
+        .hasToString("\"cat\".\"sch\".\"t\"");
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "schema", "s")).table())
+        .isEqualTo(new TableRef(null, "s", "t"));
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "a..b")))
         .hasMessage("Invalid value 'a..b' for option 'dbtable': expected a table name, optionally"
             + " qualified and quoted in the server's dialect (an empty name part in 'a..b')");

@@ -1,0 +1,111 @@
+package io.flightsql.spark;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * The connector's layering, as docs/architecture.md draws it: dependencies point one way, from
+ * the entry point and the catalog through the read and write paths, SQL building and dialects,
+ * down to options and the Spark-free Flight client. Main code only.
+ */
+@AnalyzeClasses(
+    packages = "io.flightsql.spark",
+    importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+  private static final String ROOT = "io.flightsql.spark";
+
+  @ArchTest
+  static final ArchRule layersPointOneWay =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("Entry")
+          .definedBy(ROOT)
+          .layer("Catalog")
+          .definedBy(ROOT + ".catalog..")
+          .layer("Read")
+          .definedBy(ROOT + ".read..")
+          .layer("Write")
+          .definedBy(ROOT + ".write..")
+          .layer("Metrics")
+          .definedBy(ROOT + ".metrics..")
+          .layer("Sql")
+          .definedBy(ROOT + ".sql..")
+          .layer("Dialect")
+          .definedBy(ROOT + ".dialect..")
+          .layer("Config")
+          .definedBy(ROOT + ".config..")
+          .layer("Vector")
+          .definedBy(ROOT + ".vector..")
+          .layer("Types")
+          .definedBy(ROOT + ".types..")
+          .layer("Client")
+          .definedBy(ROOT + ".client..")
+          .whereLayer("Entry")
+          .mayNotBeAccessedByAnyLayer()
+          .whereLayer("Catalog")
+          .mayOnlyBeAccessedByLayers("Entry")
+          .whereLayer("Read")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog")
+          .whereLayer("Write")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog")
+          .whereLayer("Metrics")
+          .mayOnlyBeAccessedByLayers("Read", "Write")
+          .whereLayer("Sql")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write")
+          .whereLayer("Dialect")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Sql")
+          .whereLayer("Config")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Sql", "Dialect")
+          .whereLayer("Vector")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write")
+          .whereLayer("Types")
+          .mayOnlyBeAccessedByLayers(
+              "Entry", "Catalog", "Read", "Write", "Sql", "Dialect", "Config", "Vector")
+          .whereLayer("Client")
+          .mayOnlyBeAccessedByLayers(
+              "Entry", "Catalog", "Read", "Write", "Sql", "Dialect", "Config");
+
+  @ArchTest
+  static final ArchRule noCyclesBetweenPackages =
+      slices().matching(ROOT + ".(*)..").should().beFreeOfCycles();
+
+  @ArchTest
+  static final ArchRule clientKnowsNothingOfSpark =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + ".client..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("org.apache.spark..")
+          .because("the Flight client is tested and reused without a SparkSession");
+
+  @ArchTest
+  static final ArchRule readAndWriteNeverUseEachOther =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + ".read..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(ROOT + ".write..")
+          .orShould()
+          .dependOnClassesThat()
+          .resideInAPackage(ROOT + ".catalog..");
+
+  @ArchTest
+  static final ArchRule writeNeverUsesRead =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + ".write..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(ROOT + ".read..")
+          .orShould()
+          .dependOnClassesThat()
+          .resideInAPackage(ROOT + ".catalog..");
+}
