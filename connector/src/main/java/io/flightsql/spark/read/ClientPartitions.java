@@ -10,9 +10,11 @@ import io.flightsql.spark.sql.ColumnPartitioning.ColumnKind;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongFunction;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
@@ -52,10 +54,18 @@ final class ClientPartitions {
       conditions = partitioning.predicates().get();
     } else {
       StructField field = resolve(partitioning.column().get(), schema, dialect);
+      ColumnKind kind = kind(field);
+      DataType boundType = boundType(kind);
+      LongFunction<String> literal =
+          bound ->
+              dialect
+                  .literal(bound, boundType)
+                  .orElseThrow(() -> unwritableBound(field, bound, dialect));
       ColumnPartitioning ranges =
           ColumnPartitioning.plan(
               dialect.quoted(field.name()),
-              kind(field),
+              kind,
+              literal,
               partitioning.lowerBound(),
               partitioning.upperBound(),
               partitioning.numPartitions(),
@@ -132,5 +142,36 @@ final class ClientPartitions {
             + "' is "
             + type.catalogString()
             + "; a partition column must be numeric, date or timestamp");
+  }
+
+  /** The Spark type of a partition column's bounds, as {@link ColumnPartitioning} holds them. */
+  private static DataType boundType(ColumnKind kind) {
+    switch (kind) {
+      case DATE:
+        return DataTypes.DateType;
+      case TIMESTAMP:
+        return DataTypes.TimestampType;
+      case TIMESTAMP_NTZ:
+        return DataTypes.TimestampNTZType;
+      default:
+        return DataTypes.LongType;
+    }
+  }
+
+  private static IllegalArgumentException unwritableBound(
+      StructField field, long bound, Dialect dialect) {
+    return OptionReader.invalid(
+        FlightSqlOptions.PARTITION_COLUMN,
+        field.name(),
+        "dialect '"
+            + dialect.name()
+            + "' cannot write a bound of the "
+            + field.dataType().catalogString()
+            + " column '"
+            + field.name()
+            + "' ("
+            + bound
+            + " as the partitioning holds it) so that the server compares it as Spark does;"
+            + " partition by a numeric column, or split the read with 'predicates'");
   }
 }

@@ -16,6 +16,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * The ranges of a partition column as WHERE clauses, by the rules of Spark's JDBC source ({@code
@@ -27,7 +28,8 @@ import java.util.List;
  *
  * <p>Bounds are held as longs: the whole number itself, days since 1970-01-01 for dates,
  * microseconds since 1970-01-01T00:00Z for timestamps (for timestamps without a time zone, of the
- * wall-clock time read as UTC). Knows nothing of Spark; the caller finds the column's kind.
+ * wall-clock time read as UTC). Knows nothing of Spark; the caller finds the column's kind and
+ * writes its bounds in the server's dialect.
  */
 public final class ColumnPartitioning {
 
@@ -58,6 +60,7 @@ public final class ColumnPartitioning {
    * Plans the partitions of a column.
    *
    * @param quotedColumn the column as it goes into SQL, already quoted
+   * @param literal a bound as SQL in the server's dialect, held as this class holds bounds
    * @param zone the zone of timestamp bounds written without an offset (the session time zone)
    * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as
    *     the column's kind, or a lower bound above the upper one
@@ -65,6 +68,7 @@ public final class ColumnPartitioning {
   public static ColumnPartitioning plan(
       String quotedColumn,
       ColumnKind kind,
+      LongFunction<String> literal,
       String lowerText,
       String upperText,
       int numPartitions,
@@ -97,11 +101,11 @@ public final class ColumnPartitioning {
           lower, upper, numPartitions, Collections.singletonList((String) null));
     }
     return new ColumnPartitioning(
-        lower, upper, numPartitions, clauses(quotedColumn, kind, lower, upper, count));
+        lower, upper, numPartitions, clauses(quotedColumn, literal, lower, upper, count));
   }
 
   private static List<String> clauses(
-      String column, ColumnKind kind, long lower, long upper, int count) {
+      String column, LongFunction<String> literal, long lower, long upper, int count) {
     // Dividing each bound before subtracting keeps (Long.MAX_VALUE - Long.MIN_VALUE) from
     // overflowing; fixed-point decimals keep the stride exact where a double would not be.
     BigDecimal partitions = BigDecimal.valueOf(count);
@@ -129,10 +133,10 @@ public final class ColumnPartitioning {
     List<String> out = new ArrayList<>(count);
     long current = start;
     for (int i = 0; i < count; i++) {
-      String from = i == 0 ? null : column + " >= " + PartitionLiterals.literal(kind, current);
+      String from = i == 0 ? null : column + " >= " + literal.apply(current);
       current += stride;
       String below =
-          i == count - 1 ? null : column + " < " + PartitionLiterals.literal(kind, current);
+          i == count - 1 ? null : column + " < " + literal.apply(current);
       if (from == null) {
         out.add(below + " OR " + column + " IS NULL");
       } else if (below == null) {

@@ -3,17 +3,33 @@ package io.flightsql.spark.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.sql.ColumnPartitioning.ColumnKind;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.function.LongFunction;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.Test;
 
 class ColumnPartitioningTest {
   private static final ZoneId UTC = ZoneOffset.UTC;
 
+  private static final Dialect ANSI = Dialects.named("ansi", "\"");
+
+  private static LongFunction<String> ansi(DataType type) {
+    return bound -> ANSI.literal(bound, type).get();
+  }
+
+  private static final LongFunction<String> ANSI_NUMBER = ansi(DataTypes.LongType);
+  private static final LongFunction<String> ANSI_DATE = ansi(DataTypes.DateType);
+  private static final LongFunction<String> ANSI_TIMESTAMP = ansi(DataTypes.TimestampType);
+  private static final LongFunction<String> ANSI_TIMESTAMP_NTZ = ansi(DataTypes.TimestampNTZType);
+
   private static ColumnPartitioning numbers(long lower, long upper, int n) {
     return ColumnPartitioning.plan(
-        "\"id\"", ColumnKind.NUMBER, Long.toString(lower), Long.toString(upper), n, UTC);
+        "\"id\"", ColumnKind.NUMBER, ANSI_NUMBER, Long.toString(lower), Long.toString(upper), n, UTC);
   }
 
   @Test
@@ -70,7 +86,7 @@ class ColumnPartitioningTest {
   @Test
   void dateBoundsAreDaysAndRenderAsDateLiterals() {
     ColumnPartitioning plan =
-        ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, "2024-01-01", "2024-01-11", 2, UTC);
+        ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, ANSI_DATE, "2024-01-01", "2024-01-11", 2, UTC);
     assertThat(plan.clauses())
         .containsExactly(
             "\"d\" < DATE '2024-01-06' OR \"d\" IS NULL", "\"d\" >= DATE '2024-01-06'");
@@ -82,6 +98,7 @@ class ColumnPartitioningTest {
         ColumnPartitioning.plan(
             "\"t\"",
             ColumnKind.TIMESTAMP,
+            ANSI_TIMESTAMP,
             "2024-01-01 01:00:00",
             "2024-01-01T02:00:00Z",
             2,
@@ -92,7 +109,7 @@ class ColumnPartitioningTest {
             "\"t\" >= TIMESTAMP WITH TIME ZONE '2024-01-01 01:00:00.000000+00:00'");
     assertThat(
             ColumnPartitioning.plan(
-                    "\"t\"", ColumnKind.TIMESTAMP, "2024-01-01T00:00+01:00", "2024-01-01", 1, UTC)
+                    "\"t\"", ColumnKind.TIMESTAMP, ANSI_TIMESTAMP, "2024-01-01T00:00+01:00", "2024-01-01", 1, UTC)
                 .lowerBound())
         .isEqualTo(1_704_063_600_000_000L);
   }
@@ -103,6 +120,7 @@ class ColumnPartitioningTest {
         ColumnPartitioning.plan(
             "\"t\"",
             ColumnKind.TIMESTAMP_NTZ,
+            ANSI_TIMESTAMP_NTZ,
             "2024-01-01",
             "2024-01-03 00:00:00.000000",
             2,
@@ -115,24 +133,24 @@ class ColumnPartitioningTest {
 
   @Test
   void beforeTheEpochMicrosecondsRenderExactly() {
-    assertThat(PartitionLiterals.literal(ColumnKind.TIMESTAMP_NTZ, -1L))
+    assertThat(ANSI_TIMESTAMP_NTZ.apply(-1L))
         .isEqualTo("TIMESTAMP '1969-12-31 23:59:59.999999'");
-    assertThat(PartitionLiterals.literal(ColumnKind.DATE, -1L)).isEqualTo("DATE '1969-12-31'");
+    assertThat(ANSI_DATE.apply(-1L)).isEqualTo("DATE '1969-12-31'");
   }
 
   @Test
   void boundsThatDoNotParseAsTheColumnsKindNameTheOption() {
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"id\"", ColumnKind.NUMBER, "1.5", "10", 2, UTC))
+            () -> ColumnPartitioning.plan("\"id\"", ColumnKind.NUMBER, ANSI_NUMBER, "1.5", "10", 2, UTC))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Invalid value '1.5' for option 'lowerBound': expected")
         .hasMessageEndingWith("(the partition column is numeric: expected a whole number)");
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, "2024-01-01", "2024-13-01", 2, UTC))
+            () -> ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, ANSI_DATE, "2024-01-01", "2024-13-01", 2, UTC))
         .hasMessageStartingWith("Invalid value '2024-13-01' for option 'upperBound'")
         .hasMessageEndingWith("(the partition column is a date: expected yyyy-MM-dd)");
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"t\"", ColumnKind.TIMESTAMP, "yesterday", "2024-01-01", 2, UTC))
+            () -> ColumnPartitioning.plan("\"t\"", ColumnKind.TIMESTAMP, ANSI_TIMESTAMP, "yesterday", "2024-01-01", 2, UTC))
         .hasMessageStartingWith("Invalid value 'yesterday' for option 'lowerBound'");
   }
 }
