@@ -10,9 +10,9 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The connector's layering, as docs/architecture.md draws it: dependencies point one way, from
- * the entry point and the catalog through the read and write paths, SQL building and dialects,
- * down to options and the Spark-free Flight client. Main code only.
+ * The connector's layering, as docs/architecture.md draws it: dependencies point one way, from the
+ * entry point and the catalog through the read and write paths, SQL building and dialects, down to
+ * options and the Spark-free Flight client. Main code only.
  */
 @AnalyzeClasses(
     packages = "io.flightsql.spark",

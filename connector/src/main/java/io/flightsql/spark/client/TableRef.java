@@ -125,7 +125,10 @@ public final class TableRef implements Serializable {
     StringBuilder out = new StringBuilder();
     for (String part : new String[] {catalog, schema, name}) {
       if (part != null) {
-        out.append(out.length() > 0 ? "." : "").append('"').append(part.replace("\"", "\"\"")).append('"');
+        out.append(out.length() > 0 ? "." : "")
+            .append('"')
+            .append(part.replace("\"", "\"\""))
+            .append('"');
       }
     }
     return out.toString();

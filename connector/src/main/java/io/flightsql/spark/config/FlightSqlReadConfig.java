@@ -65,12 +65,15 @@ public final class FlightSqlReadConfig implements Serializable {
     }
     TypeMappingOptions typeOptions =
         TypeMappingOptions.of(
-            reader.choice(
-                FlightSqlOptions.DECIMAL_OVERFLOW, DecimalOverflow.class, DecimalOverflow.ERROR),
-            reader.choice(FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE))
-        .withMixedUnionsAsText(
-            reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
-                == MixedUnions.STRING);
+                reader.choice(
+                    FlightSqlOptions.DECIMAL_OVERFLOW,
+                    DecimalOverflow.class,
+                    DecimalOverflow.ERROR),
+                reader.choice(
+                    FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE))
+            .withMixedUnionsAsText(
+                reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
+                    == MixedUnions.STRING);
     if (table.isPresent()) {
       return new FlightSqlReadConfig(
           connection, "SELECT * FROM " + table.get(), table.get(), typeOptions, reader);

@@ -2,8 +2,8 @@ package io.flightsql.spark.dialect;
 
 /**
  * ANSI SQL, for servers whose dialect is not known: double-quoted identifiers (unless the server
- * names another quote), standard literals and types, and nothing that depends on how a server
- * reads backslashes.
+ * names another quote), standard literals and types, and nothing that depends on how a server reads
+ * backslashes.
  */
 final class AnsiDialect extends Dialect {
   private static final long serialVersionUID = 1L;

@@ -32,8 +32,8 @@ import org.apache.spark.sql.types.TimestampType;
  *
  * <p>What a dialect cannot write so that the server computes exactly what Spark would, it answers
  * empty for, and the caller leaves that work to Spark. This is the only place where the connector
- * quotes an identifier: between the quote characters, with each quote character inside doubled;
- * a name holding a NUL or a lone UTF-16 surrogate is not written at all.
+ * quotes an identifier: between the quote characters, with each quote character inside doubled; a
+ * name holding a NUL or a lone UTF-16 surrogate is not written at all.
  *
  * <p>Immutable and Serializable: chosen on the driver and shipped with reads and writes.
  */
@@ -311,7 +311,11 @@ public abstract class Dialect implements Serializable {
       return "DOUBLE PRECISION";
     }
     if (type instanceof DecimalType) {
-      return "DECIMAL(" + ((DecimalType) type).precision() + ", " + ((DecimalType) type).scale() + ")";
+      return "DECIMAL("
+          + ((DecimalType) type).precision()
+          + ", "
+          + ((DecimalType) type).scale()
+          + ")";
     }
     if (type instanceof StringType) {
       return "VARCHAR";
@@ -399,8 +403,8 @@ public abstract class Dialect implements Serializable {
   }
 
   /**
-   * Whether text can travel inside quotes: no NUL (C-based servers end the statement there) and
-   * no lone surrogate (it has no UTF-8 form, so the server would see another string).
+   * Whether text can travel inside quotes: no NUL (C-based servers end the statement there) and no
+   * lone surrogate (it has no UTF-8 form, so the server would see another string).
    */
   static boolean safeText(String s) {
     return s.indexOf('\0') < 0 && StandardCharsets.UTF_8.newEncoder().canEncode(s);

@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Every dialect the connector knows, and the one rule that chooses among them for reads, writes
- * and the catalog alike: option {@code dialect} when the user names one; else the one that the
- * server's name, or failing that its version, names (GetSqlInfo FLIGHT_SQL_SERVER_NAME and
+ * Every dialect the connector knows, and the one rule that chooses among them for reads, writes and
+ * the catalog alike: option {@code dialect} when the user names one; else the one that the server's
+ * name, or failing that its version, names (GetSqlInfo FLIGHT_SQL_SERVER_NAME and
  * FLIGHT_SQL_SERVER_VERSION: arrow-go's SQLite example is named {@code db_name} and says {@code
  * sqlite 3} only in its version); else ANSI. Identifiers are quoted with the server's
  * SQL_IDENTIFIER_QUOTE_CHAR where it gives one, else with the dialect's own quote.

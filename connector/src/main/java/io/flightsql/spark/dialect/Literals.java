@@ -25,10 +25,10 @@ import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
 /**
- * Turns a Spark value into the text a dialect writes it in: this class reads Spark's internal
- * forms and formats numbers, dates and timestamps; the dialect's hooks decide the literal's shape,
- * or that it has none. What no server of any dialect compares exactly (years outside 1 to 9999,
- * NaN) is refused here once.
+ * Turns a Spark value into the text a dialect writes it in: this class reads Spark's internal forms
+ * and formats numbers, dates and timestamps; the dialect's hooks decide the literal's shape, or
+ * that it has none. What no server of any dialect compares exactly (years outside 1 to 9999, NaN)
+ * is refused here once.
  */
 final class Literals {
   private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("uuuu-MM-dd");

@@ -84,8 +84,19 @@ final class SqliteDialect extends Dialect {
         return Optional.of("(instr(" + column + ", " + t + ") > 0)");
       case "ENDS_WITH":
         return Optional.of(
-            "(length(" + column + ") >= length(" + t + ") AND substr(" + column + ", length("
-                + column + ") - length(" + t + ") + 1) = " + t + ")");
+            "(length("
+                + column
+                + ") >= length("
+                + t
+                + ") AND substr("
+                + column
+                + ", length("
+                + column
+                + ") - length("
+                + t
+                + ") + 1) = "
+                + t
+                + ")");
       default:
         return Optional.empty();
     }

@@ -1,13 +1,13 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.metrics.BytesReceivedMetric;
-import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.metrics.BytesReceivedMetric;
+import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.ArrayList;

@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds the scan of one read, and with it the query the server runs: Spark pushes the columns it
  * needs, its filters, an aggregation, a limit, an offset and a top-N here, and each is taken when
- * its option allows it and the read's {@link Dialect} can write it so that the server computes
- * what Spark would. Driver only; not Serializable (the {@link PushedQuery} it builds is).
+ * its option allows it and the read's {@link Dialect} can write it so that the server computes what
+ * Spark would. Driver only; not Serializable (the {@link PushedQuery} it builds is).
  *
  * <p>The dialect, and which columns the server compares as Spark does, are found the first time
  * something could be pushed (GetSqlInfo, and the query's Arrow schema when the table did not bring
@@ -62,11 +62,12 @@ final class FlightSqlScanBuilder
   private final FlightSqlReadConfig config;
   private final Set<String> knownComparable;
   private final AtomicReference<Dialect> knownDialect;
+
   /**
-   * Whether the read is split on the client into several queries, each selecting part of the
-   * source rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is
-   * computed per query and Spark must finish it, and an offset cannot be pushed at all, as in
-   * Spark's JDBC source with numPartitions > 1.
+   * Whether the read is split on the client into several queries, each selecting part of the source
+   * rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is computed
+   * per query and Spark must finish it, and an offset cannot be pushed at all, as in Spark's JDBC
+   * source with numPartitions > 1.
    */
   private final boolean clientPartitioned;
 
@@ -89,8 +90,8 @@ final class FlightSqlScanBuilder
   /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server when needed
-   * @param knownDialect the table's dialect once a scan builder found it, shared by the builders
-   *     of one table
+   * @param knownDialect the table's dialect once a scan builder found it, shared by the builders of
+   *     one table
    */
   FlightSqlScanBuilder(
       StructType schema,
@@ -182,12 +183,14 @@ final class FlightSqlScanBuilder
       }
       select.add(sql.get() + " AS " + context.dialect.identifier(AGGREGATE_ALIAS + i).get());
     }
-    PushedQuery candidate = PushdownContext.base(context, config).where(where).select(select).groupBy(groups);
+    PushedQuery candidate =
+        PushdownContext.base(context, config).where(where).select(select).groupBy(groups);
     // As Spark's JDBC source does: the server says what the aggregated query returns, without
     // computing it, or refuses it; either way before Spark relies on it.
     String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
     StructType result;
-    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "aggregate-schema")) {
+    try (FlightSqlSession session =
+        FlightSqlSession.open(config.connection(), "aggregate-schema")) {
       Schema arrow = session.resultSchema(probe);
       result = ArrowTypeMapping.toSparkSchema(arrow, config.typeOptions());
       if (result.size() != select.size()
@@ -330,8 +333,8 @@ final class FlightSqlScanBuilder
   }
 
   /**
-   * The columns Spark needs, each with its whole type (nested fields are not pruned on the
-   * server); when Spark needs none, the narrowest one, since a result has at least one column.
+   * The columns Spark needs, each with its whole type (nested fields are not pruned on the server);
+   * when Spark needs none, the narrowest one, since a result has at least one column.
    */
   private StructType prunedSchema() {
     if (required == null) {
@@ -339,8 +342,10 @@ final class FlightSqlScanBuilder
     }
     List<StructField> fields = new ArrayList<>();
     for (StructField field : required.fields()) {
-      context.columns.resolve(new String[] {field.name()}).ifPresent(
-          column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
+      context
+          .columns
+          .resolve(new String[] {field.name()})
+          .ifPresent(column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
     }
     if (fields.isEmpty() && schema.size() > 0) {
       StructField narrowest = schema.fields()[0];

@@ -27,14 +27,14 @@ final class PushdownContext {
   final Dialect dialect;
   final SourceColumns columns;
   final ExpressionSql expressions;
+
   /**
    * Whether sessions on this server take options catalog and schema as their defaults; where they
    * do not, the composed query names them as qualifiers of the table.
    */
   final boolean sessionHasDefaults;
 
-  private PushdownContext(
-      Dialect dialect, SourceColumns columns, boolean sessionHasDefaults) {
+  private PushdownContext(Dialect dialect, SourceColumns columns, boolean sessionHasDefaults) {
     this.dialect = dialect;
     this.columns = columns;
     this.expressions = new ExpressionSql(dialect, columns);
@@ -66,8 +66,7 @@ final class PushdownContext {
         Schema arrow = session.resultSchema(sql);
         comparable = ComparableColumns.of(arrow, schema);
       }
-      SourceColumns columns =
-          new SourceColumns(schema, comparable, dialect);
+      SourceColumns columns = new SourceColumns(schema, comparable, dialect);
       if (!columns.addressable()) {
         LOG.info(
             "Nothing is pushed into the read of {}: its column names repeat or cannot be quoted",

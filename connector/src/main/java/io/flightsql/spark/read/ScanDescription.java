@@ -17,7 +17,9 @@ import org.apache.spark.sql.types.StructType;
 final class ScanDescription {
   private final StringBuilder out;
 
-  /** @param dialect the dialect's name, or null when nothing could be pushed */
+  /**
+   * @param dialect the dialect's name, or null when nothing could be pushed
+   */
   ScanDescription(FlightUri uri, String dialect, List<Predicate> pushedFilters) {
     out = new StringBuilder("FlightSQL [uri=").append(uri);
     if (dialect != null) {

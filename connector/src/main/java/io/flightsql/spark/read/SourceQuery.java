@@ -7,10 +7,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The SQL of a read's source before anything is pushed: the user's {@code query}, or {@code
- * SELECT * FROM <dbtable>}. Where the session could not make options {@code catalog} and {@code
- * schema} its defaults (SetSessionOptions), an unqualified {@code dbtable} gets them as
- * qualifiers, quoted by the read's dialect; a {@code query} is always sent as written.
+ * The SQL of a read's source before anything is pushed: the user's {@code query}, or {@code SELECT
+ * * FROM <dbtable>}. Where the session could not make options {@code catalog} and {@code schema}
+ * its defaults (SetSessionOptions), an unqualified {@code dbtable} gets them as qualifiers, quoted
+ * by the read's dialect; a {@code query} is always sent as written.
  */
 public final class SourceQuery {
   private SourceQuery() {}

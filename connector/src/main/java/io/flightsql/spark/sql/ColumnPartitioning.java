@@ -49,7 +49,8 @@ public final class ColumnPartitioning {
   private final int requested;
   private final List<String> clauses;
 
-  private ColumnPartitioning(long lowerBound, long upperBound, int requested, List<String> clauses) {
+  private ColumnPartitioning(
+      long lowerBound, long upperBound, int requested, List<String> clauses) {
     this.lowerBound = lowerBound;
     this.upperBound = upperBound;
     this.requested = requested;
@@ -62,8 +63,8 @@ public final class ColumnPartitioning {
    * @param quotedColumn the column as it goes into SQL, already quoted
    * @param literal a bound as SQL in the server's dialect, held as this class holds bounds
    * @param zone the zone of timestamp bounds written without an offset (the session time zone)
-   * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as
-   *     the column's kind, or a lower bound above the upper one
+   * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as the
+   *     column's kind, or a lower bound above the upper one
    */
   public static ColumnPartitioning plan(
       String quotedColumn,
@@ -135,8 +136,7 @@ public final class ColumnPartitioning {
     for (int i = 0; i < count; i++) {
       String from = i == 0 ? null : column + " >= " + literal.apply(current);
       current += stride;
-      String below =
-          i == count - 1 ? null : column + " < " + literal.apply(current);
+      String below = i == count - 1 ? null : column + " < " + literal.apply(current);
       if (from == null) {
         out.add(below + " OR " + column + " IS NULL");
       } else if (below == null) {

@@ -31,8 +31,8 @@ import org.apache.spark.sql.types.StringType;
 
 /**
  * Writes Spark's pushed expressions (predicates, aggregates, sort orders) as SQL of a {@link
- * Dialect} over {@link SourceColumns}. Each method answers empty unless the whole expression
- * can be written so that the server computes what Spark would: then Spark keeps that work.
+ * Dialect} over {@link SourceColumns}. Each method answers empty unless the whole expression can be
+ * written so that the server computes what Spark would: then Spark keeps that work.
  *
  * <p>Operands are top-level columns and literals only; a column the server would compare
  * differently (see {@link SourceColumns.Column#comparable()}) is never an operand.

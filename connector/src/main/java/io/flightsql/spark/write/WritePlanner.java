@@ -119,8 +119,7 @@ final class WritePlanner {
    * Creates the table: by ingesting no rows with the DataFrame's Arrow schema where the server
    * ingests (so the server chooses the column types), else with the dialect's CREATE TABLE.
    */
-  private void createTable(
-      FlightSqlSession session, WriteMethod method, Dialect dialect) {
+  private void createTable(FlightSqlSession session, WriteMethod method, Dialect dialect) {
     if (method == WriteMethod.INGEST) {
       try (ArrowBatchBuilder empty = ArrowBatchBuilder.create(schema, session.allocator());
           DoPutUpload upload =

@@ -7,8 +7,6 @@ import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 
 class FlightSqlWriteConfigTest {
@@ -35,7 +33,9 @@ class FlightSqlWriteConfigTest {
 
   @Test
   void tableNamesAreDottedAndOptionallyQuoted() {
-    assertThat(FlightSqlWriteConfig.from(options("dbtable", "main.\"odd \"\"name\".t", "catalog", "c")).table())
+    assertThat(
+            FlightSqlWriteConfig.from(options("dbtable", "main.\"odd \"\"name\".t", "catalog", "c"))
+                .table())
         .isEqualTo(new TableRef("main", "odd \"name", "t"));
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "cat.sch.t")).table())
         .isEqualTo(new TableRef("cat", "sch", "t"))
@@ -43,8 +43,9 @@ class FlightSqlWriteConfigTest {
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "schema", "s")).table())
         .isEqualTo(new TableRef(null, "s", "t"));
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "a..b")))
-        .hasMessage("Invalid value 'a..b' for option 'dbtable': expected a table name, optionally"
-            + " qualified and quoted in the server's dialect (an empty name part in 'a..b')");
+        .hasMessage(
+            "Invalid value 'a..b' for option 'dbtable': expected a table name, optionally"
+                + " qualified and quoted in the server's dialect (an empty name part in 'a..b')");
   }
 
   @Test
@@ -52,13 +53,17 @@ class FlightSqlWriteConfigTest {
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options()))
         .hasMessageStartingWith("Option 'dbtable' is required to write");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("query", "SELECT 1")))
-        .hasMessage("Option 'query' cannot be used to write; name the table to write with 'dbtable'");
+        .hasMessage(
+            "Option 'query' cannot be used to write; name the table to write with 'dbtable'");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "batchSize", "0")))
-        .hasMessage("Invalid value '0' for option 'batchSize': expected a positive number of rows (at most 2147483647)");
+        .hasMessage(
+            "Invalid value '0' for option 'batchSize': expected a positive number of rows (at most 2147483647)");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "atomic", "yes")))
         .hasMessage("Invalid value 'yes' for option 'atomic': expected `true` or `false`");
-    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
-        .hasMessage("Invalid value 'copy' for option 'writeMethod': expected `auto`, `ingest` or `prepared`");
+    assertThatThrownBy(
+            () -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
+        .hasMessage(
+            "Invalid value 'copy' for option 'writeMethod': expected `auto`, `ingest` or `prepared`");
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "dialect", "SQLite")).dialect())
         .contains("sqlite");
   }

@@ -37,8 +37,7 @@ class AnsiDialectTest {
 
   @Test
   void stringsDoubleTheirQuotesAndAreRefusedWhereABackslashCouldEscape() {
-    assertThat(lit(UTF8String.fromString("it's"), DataTypes.StringType).get())
-        .isEqualTo("'it''s'");
+    assertThat(lit(UTF8String.fromString("it's"), DataTypes.StringType).get()).isEqualTo("'it''s'");
     assertThat(lit("'; DROP TABLE canary; --", DataTypes.StringType).get())
         .isEqualTo("'''; DROP TABLE canary; --'");
     // A server of unknown dialect may read a backslash as an escape: not written at all.
@@ -71,7 +70,8 @@ class AnsiDialectTest {
 
   @Test
   void datesAndTimestampsAreTypedLiteralsAndZonedOnesCarryUtc() {
-    assertThat(lit((int) LocalDate.of(2024, 1, 2).toEpochDay(), DataTypes.DateType).get()).isEqualTo("DATE '2024-01-02'");
+    assertThat(lit((int) LocalDate.of(2024, 1, 2).toEpochDay(), DataTypes.DateType).get())
+        .isEqualTo("DATE '2024-01-02'");
     // 1969-07-20 20:17:40.5 UTC, a negative number of microseconds.
     long micros = -14_182_939_500_000L;
     assertThat(lit(micros, DataTypes.TimestampNTZType).get())
@@ -120,7 +120,10 @@ class AnsiDialectTest {
     assertThat(ANSI.columnType(DataTypes.ByteType, "b")).isEqualTo("SMALLINT");
     assertThat(ANSI.columnType(DataTypes.BinaryType, "b")).isEqualTo("VARBINARY");
     assertThatThrownBy(
-            () -> ANSI.createTable(table, new StructType().add("tags", DataTypes.createArrayType(DataTypes.StringType))))
+            () ->
+                ANSI.createTable(
+                    table,
+                    new StructType().add("tags", DataTypes.createArrayType(DataTypes.StringType))))
         .hasMessageStartingWith(
             "Column 'tags' has Spark type array<string>, for which spark-flightsql knows no"
                 + " column type in dialect 'ansi'");

@@ -17,15 +17,17 @@ class DerbyDialectTest {
 
   @Test
   void literalsStayWithinDerbysLimits() {
-    assertThat(DERBY.literal("back\\slash", DataTypes.StringType).get())
-        .isEqualTo("'back\\slash'");
+    assertThat(DERBY.literal("back\\slash", DataTypes.StringType).get()).isEqualTo("'back\\slash'");
     assertThat(DERBY.literal("x".repeat(32_672), DataTypes.StringType)).isPresent();
     assertThat(DERBY.literal("x".repeat(32_673), DataTypes.StringType)).isEmpty();
     assertThat(DERBY.literal(Double.MIN_VALUE, DataTypes.DoubleType)).isEmpty();
     assertThat(DERBY.literal(0.0, DataTypes.DoubleType).get()).isEqualTo("0.0E0");
     Decimal big = Decimal.apply(new BigDecimal("-9999999999999999999999999999.9999999999"));
     assertThat(DERBY.literal(big, DataTypes.createDecimalType(38, 10))).isEmpty();
-    assertThat(DERBY.literal(Decimal.apply(new BigDecimal("1.50")), DataTypes.createDecimalType(38, 10)).get())
+    assertThat(
+            DERBY
+                .literal(Decimal.apply(new BigDecimal("1.50")), DataTypes.createDecimalType(38, 10))
+                .get())
         .isEqualTo("1.50");
   }
 

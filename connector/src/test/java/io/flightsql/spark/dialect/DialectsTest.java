@@ -52,7 +52,9 @@ class DialectsTest {
       assertThat(FlightSqlWriteConfig.from(options).dialect()).contains(name);
       assertThat(FlightSqlReadConfig.from(options).dialect()).contains(name);
     }
-    assertThat(FlightSqlReadConfig.from(Map.of("uri", "grpc://h:1", "dbtable", "t", "dialect", "auto")).dialect())
+    assertThat(
+            FlightSqlReadConfig.from(Map.of("uri", "grpc://h:1", "dbtable", "t", "dialect", "auto"))
+                .dialect())
         .isEmpty();
     assertThatThrownBy(
             () ->

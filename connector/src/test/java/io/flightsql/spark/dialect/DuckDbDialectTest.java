@@ -24,11 +24,11 @@ class DuckDbDialectTest {
   @Test
   void binaryZonedTimestampsAndNullSafeEqualityHaveDuckDbsForms() {
     byte[] bytes = {(byte) 0xDE, (byte) 0xAD, 0x00, 0x27};
-    assertThat(DUCKDB.literal(bytes, DataTypes.BinaryType).get())
-        .isEqualTo("from_hex('DEAD0027')");
+    assertThat(DUCKDB.literal(bytes, DataTypes.BinaryType).get()).isEqualTo("from_hex('DEAD0027')");
     assertThat(DUCKDB.literal(-14_182_939_500_000L, DataTypes.TimestampType).get())
         .isEqualTo("TIMESTAMPTZ '1969-07-20 20:17:40.500000+00:00'");
-    assertThat(DUCKDB.literal((int) LocalDate.of(1500, 1, 1).toEpochDay(), DataTypes.DateType).get())
+    assertThat(
+            DUCKDB.literal((int) LocalDate.of(1500, 1, 1).toEpochDay(), DataTypes.DateType).get())
         .isEqualTo("DATE '1500-01-01'");
     assertThat(DUCKDB.nullSafeEqual("a", "1")).isEqualTo("(a IS NOT DISTINCT FROM 1)");
     Decimal big = Decimal.apply(new BigDecimal("-9999999999999999999999999999.9999999999"));

@@ -20,7 +20,9 @@ class SqliteDialectTest {
     assertThat(SQLITE.literal("back\\slash", DataTypes.StringType).get())
         .isEqualTo("'back\\slash'");
     assertThat(SQLITE.literal(0.5f, DataTypes.FloatType)).isEmpty();
-    assertThat(SQLITE.literal(Decimal.apply(new BigDecimal("1.5")), DataTypes.createDecimalType(38, 10)))
+    assertThat(
+            SQLITE.literal(
+                Decimal.apply(new BigDecimal("1.5")), DataTypes.createDecimalType(38, 10)))
         .isEmpty();
     assertThat(SQLITE.literal(19_724, DataTypes.DateType)).isEmpty();
     assertThat(SQLITE.literal(0L, DataTypes.TimestampNTZType)).isEmpty();

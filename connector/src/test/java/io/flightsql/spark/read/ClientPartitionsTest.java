@@ -18,12 +18,18 @@ class ClientPartitionsTest {
   private static FlightSqlReadConfig byColumn(String column, String lower, String upper) {
     return FlightSqlReadConfig.from(
         Map.of(
-            "uri", "grpc://h:1",
-            "dbtable", "t",
-            "partitionColumn", column,
-            "lowerBound", lower,
-            "upperBound", upper,
-            "numPartitions", "2"));
+            "uri",
+            "grpc://h:1",
+            "dbtable",
+            "t",
+            "partitionColumn",
+            column,
+            "lowerBound",
+            lower,
+            "upperBound",
+            upper,
+            "numPartitions",
+            "2"));
   }
 
   @Test

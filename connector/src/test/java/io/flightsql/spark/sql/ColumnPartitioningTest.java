@@ -29,7 +29,13 @@ class ColumnPartitioningTest {
 
   private static ColumnPartitioning numbers(long lower, long upper, int n) {
     return ColumnPartitioning.plan(
-        "\"id\"", ColumnKind.NUMBER, ANSI_NUMBER, Long.toString(lower), Long.toString(upper), n, UTC);
+        "\"id\"",
+        ColumnKind.NUMBER,
+        ANSI_NUMBER,
+        Long.toString(lower),
+        Long.toString(upper),
+        n,
+        UTC);
   }
 
   @Test
@@ -86,7 +92,8 @@ class ColumnPartitioningTest {
   @Test
   void dateBoundsAreDaysAndRenderAsDateLiterals() {
     ColumnPartitioning plan =
-        ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, ANSI_DATE, "2024-01-01", "2024-01-11", 2, UTC);
+        ColumnPartitioning.plan(
+            "\"d\"", ColumnKind.DATE, ANSI_DATE, "2024-01-01", "2024-01-11", 2, UTC);
     assertThat(plan.clauses())
         .containsExactly(
             "\"d\" < DATE '2024-01-06' OR \"d\" IS NULL", "\"d\" >= DATE '2024-01-06'");
@@ -109,7 +116,13 @@ class ColumnPartitioningTest {
             "\"t\" >= TIMESTAMP WITH TIME ZONE '2024-01-01 01:00:00.000000+00:00'");
     assertThat(
             ColumnPartitioning.plan(
-                    "\"t\"", ColumnKind.TIMESTAMP, ANSI_TIMESTAMP, "2024-01-01T00:00+01:00", "2024-01-01", 1, UTC)
+                    "\"t\"",
+                    ColumnKind.TIMESTAMP,
+                    ANSI_TIMESTAMP,
+                    "2024-01-01T00:00+01:00",
+                    "2024-01-01",
+                    1,
+                    UTC)
                 .lowerBound())
         .isEqualTo(1_704_063_600_000_000L);
   }
@@ -133,24 +146,35 @@ class ColumnPartitioningTest {
 
   @Test
   void beforeTheEpochMicrosecondsRenderExactly() {
-    assertThat(ANSI_TIMESTAMP_NTZ.apply(-1L))
-        .isEqualTo("TIMESTAMP '1969-12-31 23:59:59.999999'");
+    assertThat(ANSI_TIMESTAMP_NTZ.apply(-1L)).isEqualTo("TIMESTAMP '1969-12-31 23:59:59.999999'");
     assertThat(ANSI_DATE.apply(-1L)).isEqualTo("DATE '1969-12-31'");
   }
 
   @Test
   void boundsThatDoNotParseAsTheColumnsKindNameTheOption() {
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"id\"", ColumnKind.NUMBER, ANSI_NUMBER, "1.5", "10", 2, UTC))
+            () ->
+                ColumnPartitioning.plan(
+                    "\"id\"", ColumnKind.NUMBER, ANSI_NUMBER, "1.5", "10", 2, UTC))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Invalid value '1.5' for option 'lowerBound': expected")
         .hasMessageEndingWith("(the partition column is numeric: expected a whole number)");
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, ANSI_DATE, "2024-01-01", "2024-13-01", 2, UTC))
+            () ->
+                ColumnPartitioning.plan(
+                    "\"d\"", ColumnKind.DATE, ANSI_DATE, "2024-01-01", "2024-13-01", 2, UTC))
         .hasMessageStartingWith("Invalid value '2024-13-01' for option 'upperBound'")
         .hasMessageEndingWith("(the partition column is a date: expected yyyy-MM-dd)");
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"t\"", ColumnKind.TIMESTAMP, ANSI_TIMESTAMP, "yesterday", "2024-01-01", 2, UTC))
+            () ->
+                ColumnPartitioning.plan(
+                    "\"t\"",
+                    ColumnKind.TIMESTAMP,
+                    ANSI_TIMESTAMP,
+                    "yesterday",
+                    "2024-01-01",
+                    2,
+                    UTC))
         .hasMessageStartingWith("Invalid value 'yesterday' for option 'lowerBound'");
   }
 }
