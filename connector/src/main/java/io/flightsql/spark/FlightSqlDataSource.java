@@ -1,27 +1,27 @@
 package io.flightsql.spark;
 
-import io.flightsql.spark.write.FlightSqlSaveMode;
-import java.util.Optional;
-import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
-import io.flightsql.spark.types.UnsupportedSparkTypeException;
-import java.util.HashMap;
+import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.types.ComparableColumns;
+import io.flightsql.spark.types.UnsupportedSparkTypeException;
+import io.flightsql.spark.write.FlightSqlSaveMode;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.sql.connector.catalog.SessionConfigSupport;
-import org.apache.spark.sql.connector.catalog.Table;
-import org.apache.spark.sql.connector.catalog.TableProvider;
-import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SQLContext;
 import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.connector.catalog.SessionConfigSupport;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.BaseRelation;
 import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
@@ -49,8 +49,8 @@ public final class FlightSqlDataSource
 
   /**
    * The last schema this instance inferred, with its Arrow form's comparable columns: Spark asks
-   * the same provider instance for the schema and then for the table, and the scan builder needs
-   * to know which columns it may push filters on without asking the server again.
+   * the same provider instance for the schema and then for the table, and the scan builder needs to
+   * know which columns it may push filters on without asking the server again.
    */
   private StructType inferredSchema;
 
@@ -90,7 +90,8 @@ public final class FlightSqlDataSource
   }
 
   @Override
-  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+  public Table getTable(
+      StructType schema, Transform[] partitioning, Map<String, String> properties) {
     Optional<Table> append = FlightSqlSaveMode.appendTable(schema, properties);
     if (append.isPresent()) {
       return append.get();
@@ -118,13 +119,17 @@ public final class FlightSqlDataSource
       Dataset<Row> data) {
     Map<String, String> options = new HashMap<>();
     String prefix = FlightSqlOptions.SESSION_CONF_PREFIX;
-    sqlContext.sparkSession().conf().getAll().foreach(
-        entry -> {
-          if (entry._1().startsWith(prefix)) {
-            options.put(entry._1().substring(prefix.length()), entry._2());
-          }
-          return null;
-        });
+    sqlContext
+        .sparkSession()
+        .conf()
+        .getAll()
+        .foreach(
+            entry -> {
+              if (entry._1().startsWith(prefix)) {
+                options.put(entry._1().substring(prefix.length()), entry._2());
+              }
+              return null;
+            });
     options.putAll(CollectionConverters.asJava(parameters));
     FlightSqlSaveMode.save(
         FlightSqlWriteConfig.from(options),

@@ -462,8 +462,7 @@ public final class FlightSqlOptions {
 
   private static final Map<String, OptionSpec> BY_NAME =
       ALL.stream()
-          .collect(
-              Collectors.toMap(o -> o.name().toLowerCase(Locale.ROOT), Function.identity()));
+          .collect(Collectors.toMap(o -> o.name().toLowerCase(Locale.ROOT), Function.identity()));
 
   private FlightSqlOptions() {}
 

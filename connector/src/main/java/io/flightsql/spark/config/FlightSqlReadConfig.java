@@ -67,12 +67,15 @@ public final class FlightSqlReadConfig implements Serializable {
     }
     TypeMappingOptions typeOptions =
         TypeMappingOptions.of(
-            reader.choice(
-                FlightSqlOptions.DECIMAL_OVERFLOW, DecimalOverflow.class, DecimalOverflow.ERROR),
-            reader.choice(FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE))
-        .withMixedUnionsAsText(
-            reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
-                == MixedUnions.STRING);
+                reader.choice(
+                    FlightSqlOptions.DECIMAL_OVERFLOW,
+                    DecimalOverflow.class,
+                    DecimalOverflow.ERROR),
+                reader.choice(
+                    FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE))
+            .withMixedUnionsAsText(
+                reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
+                    == MixedUnions.STRING);
     if (table.isPresent()) {
       return new FlightSqlReadConfig(
           connection, "SELECT * FROM " + table.get(), table.get(), typeOptions, reader);
@@ -115,10 +118,10 @@ public final class FlightSqlReadConfig implements Serializable {
   }
 
   /**
-   * The SQL sent to the server by a session that could, or could not, make options {@code
-   * catalog} and {@code schema} its defaults (SetSessionOptions). Where it could not, an
-   * unqualified {@code dbtable} is qualified with them (see {@link #table(boolean)}); a {@code
-   * query} is sent as written.
+   * The SQL sent to the server by a session that could, or could not, make options {@code catalog}
+   * and {@code schema} its defaults (SetSessionOptions). Where it could not, an unqualified {@code
+   * dbtable} is qualified with them (see {@link #table(boolean)}); a {@code query} is sent as
+   * written.
    */
   public String query(boolean sessionHasDefaults) {
     return table == null ? query : "SELECT * FROM " + table(sessionHasDefaults).get();

@@ -43,8 +43,8 @@ public final class OptionReader {
   }
 
   /**
-   * The options whose names start with {@code prefix} (e.g. {@code header.}), by the rest of
-   * their names (lower case), with their values untrimmed.
+   * The options whose names start with {@code prefix} (e.g. {@code header.}), by the rest of their
+   * names (lower case), with their values untrimmed.
    */
   public Map<String, String> withPrefix(String prefix) {
     Map<String, String> out = new TreeMap<>();
@@ -59,8 +59,8 @@ public final class OptionReader {
   }
 
   /**
-   * A duration such as {@code 500ms}, {@code 30s}, {@code 2m} or {@code 1h}, in milliseconds;
-   * the option's default when absent, or empty when it has none.
+   * A duration such as {@code 500ms}, {@code 30s}, {@code 2m} or {@code 1h}, in milliseconds; the
+   * option's default when absent, or empty when it has none.
    */
   public Optional<Long> durationMillis(OptionSpec spec) {
     Optional<String> text = optional(spec);
@@ -182,8 +182,8 @@ public final class OptionReader {
   }
 
   /**
-   * The value of an option that takes one of an enum's constants, written in any case; the
-   * default when absent.
+   * The value of an option that takes one of an enum's constants, written in any case; the default
+   * when absent.
    */
   public <E extends Enum<E>> E choice(OptionSpec spec, Class<E> type, E defaultValue) {
     Optional<String> value = optional(spec);

@@ -47,7 +47,8 @@ public final class ColumnPartitioning {
   private final int requested;
   private final List<String> clauses;
 
-  private ColumnPartitioning(long lowerBound, long upperBound, int requested, List<String> clauses) {
+  private ColumnPartitioning(
+      long lowerBound, long upperBound, int requested, List<String> clauses) {
     this.lowerBound = lowerBound;
     this.upperBound = upperBound;
     this.requested = requested;
@@ -59,8 +60,8 @@ public final class ColumnPartitioning {
    *
    * @param quotedColumn the column as it goes into SQL, already quoted
    * @param zone the zone of timestamp bounds written without an offset (the session time zone)
-   * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as
-   *     the column's kind, or a lower bound above the upper one
+   * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as the
+   *     column's kind, or a lower bound above the upper one
    */
   public static ColumnPartitioning plan(
       String quotedColumn,

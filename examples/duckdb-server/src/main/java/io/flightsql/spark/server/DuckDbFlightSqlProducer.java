@@ -62,9 +62,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Every other command answers {@code UNIMPLEMENTED} with a message naming it ({@link
- * UnsupportedCommands}). What the families
- * share (tracked calls, connections by transaction, per-call allocators, DoPut answers, error
- * statuses) is in {@link CallRunner}.
+ * UnsupportedCommands}). What the families share (tracked calls, connections by transaction,
+ * per-call allocators, DoPut answers, error statuses) is in {@link CallRunner}.
  *
  * <p>Thread-safe: a call without a transaction opens its own DuckDB connection and closes it before
  * it returns; calls in a transaction take turns on its connection ({@link DuckDbTransactions}). All

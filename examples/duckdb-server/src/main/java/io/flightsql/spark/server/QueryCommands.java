@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * contiguous range of the result rows, and the endpoints in order add up to the result in order.
  * Endpoints advertise the configured locations, by default none: they are redeemed at this same
  * server. A query inside a transaction has a single endpoint, since the transaction's one
- * connection runs one statement at a time. A query of a session can only be read with the
- * session's cookie.
+ * connection runs one statement at a time. A query of a session can only be read with the session's
+ * cookie.
  *
  * <p>Thread-safe.
  */

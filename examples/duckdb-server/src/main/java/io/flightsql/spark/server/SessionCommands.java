@@ -23,8 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The session actions: SetSessionOptions, GetSessionOptions and CloseSession, on the session of
- * the call's cookie ({@link DuckDbSessions}). Without sessions they answer {@code UNIMPLEMENTED}.
+ * The session actions: SetSessionOptions, GetSessionOptions and CloseSession, on the session of the
+ * call's cookie ({@link DuckDbSessions}). Without sessions they answer {@code UNIMPLEMENTED}.
  *
  * <p>Thread-safe: a session's options change under the session's lock.
  */
