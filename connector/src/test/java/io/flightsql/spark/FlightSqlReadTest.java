@@ -84,7 +84,7 @@ class FlightSqlReadTest {
   }
 
   @Test
-  void typesDemoHasTheSparkTypesOfTheFoundation() {
+  void typesDemoColumnsReadAsTheirSparkTypes() {
     StructType schema = read(server.uri(), "SELECT * FROM types_demo").schema();
     assertThat(schema.apply("c_tinyint").dataType()).isEqualTo(DataTypes.ByteType);
     assertThat(schema.apply("c_smallint").dataType()).isEqualTo(DataTypes.ShortType);

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>The binary is taken from {@code $FLIGHTSQL_GO_SERVER} if set, else from {@code
  * ~/.cache/spark-flightsql/gobin/}, where it is built with {@code go install} the first time (about
- * two minutes). Without a {@code go} command on the PATH the test class is skipped, not failed. The
- * server's output goes to {@code target/sqlite-flightsql-server.log}.
+ * two minutes). Without a {@code go} command on the PATH the test class is skipped, except in CI
+ * ({@code CI=true}), where it fails ({@link RequiredTool}). The server's output goes to {@code
+ * target/sqlite-flightsql-server.log}.
  */
 final class GoSqliteServerExtension
     implements ExecutionCondition, BeforeAllCallback, AfterAllCallback {
@@ -48,23 +49,29 @@ final class GoSqliteServerExtension
     return "grpc://" + FreePorts.LOOPBACK + ":" + port;
   }
 
-  /** Skips the tests when the server can neither be found nor built. */
+  /**
+   * Skips the tests when the server can neither be found nor built, except in CI, where {@link
+   * #beforeAll} then fails saying what is missing.
+   */
   @Override
   public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
     if (configuredBinary() != null
         || Files.isExecutable(cachedBinary())
-        || ExternalCommand.onPath("go") != null) {
+        || RequiredTool.GO.find() != null) {
       return ConditionEvaluationResult.enabled("the arrow-go SQLite server is built or buildable");
+    }
+    if (RequiredTool.inCi()) {
+      return ConditionEvaluationResult.enabled(
+          "CI=true: without Go the arrow-go SQLite server tests fail instead of being skipped");
     }
     return ConditionEvaluationResult.disabled(
         "Skipping the arrow-go SQLite server tests: "
             + cachedBinary()
-            + " does not exist and there is no 'go' command on the PATH to build it. Install Go,"
-            + " or set FLIGHTSQL_GO_SERVER to a built "
+            + " does not exist. "
+            + RequiredTool.GO.missing(buildPurpose())
+            + " Or set FLIGHTSQL_GO_SERVER to a built "
             + BINARY
-            + " ("
-            + PACKAGE
-            + ").");
+            + ".");
   }
 
   @Override
@@ -150,6 +157,14 @@ final class GoSqliteServerExtension
     return path;
   }
 
+  /** What Go is needed for, for the messages of a missing Go. */
+  private static String buildPurpose() {
+    return "builds arrow-go's SQLite Flight SQL server ("
+        + PACKAGE
+        + ") into "
+        + cachedBinary().getParent();
+  }
+
   private static Path cachedBinary() {
     return TestPaths.userCache().resolve("gobin").resolve(BINARY);
   }
@@ -164,10 +179,7 @@ final class GoSqliteServerExtension
     if (Files.isExecutable(cached)) {
       return cached;
     }
-    Path go = ExternalCommand.onPath("go");
-    if (go == null) {
-      throw new IllegalStateException("No 'go' command on the PATH to build " + cached);
-    }
+    Path go = RequiredTool.GO.require(buildPurpose());
     Path gobin = cached.getParent();
     Files.createDirectories(gobin);
     System.out.printf(

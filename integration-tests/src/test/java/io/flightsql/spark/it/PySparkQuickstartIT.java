@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The virtualenv lives in {@code ~/.cache/spark-flightsql/pyspark-4.1.3} and is reused while it
  * holds that PySpark; creating it downloads PySpark (about 450 MB) once. Without {@code python3}
- * the test is skipped.
+ * the test is skipped, except in CI ({@code CI=true}), where it fails ({@link RequiredTool}).
  */
 class PySparkQuickstartIT {
   private static final String PYSPARK_VERSION = "4.1.3";
@@ -138,10 +137,8 @@ class PySparkQuickstartIT {
         return venv;
       }
     }
-    Path python = ExternalCommand.onPath("python3");
-    Assumptions.assumeTrue(
-        python != null,
-        "Skipping the PySpark quick start: there is no python3 on the PATH to create " + venv);
+    Path python =
+        RequiredTool.PYTHON3.require("creates the quick start's PySpark virtualenv in " + venv);
     Files.createDirectories(venv.getParent());
     ExternalCommand.Result create =
         ExternalCommand.run(

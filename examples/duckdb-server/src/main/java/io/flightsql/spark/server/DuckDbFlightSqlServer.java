@@ -1,7 +1,6 @@
 package io.flightsql.spark.server;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,12 +10,8 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.flight.FlightServer;
-import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.auth2.Auth2Constants;
-import org.apache.arrow.flight.auth2.ServerCallHeaderAuthMiddleware;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,10 +31,10 @@ import org.slf4j.LoggerFactory;
  * <p>Security is off by default and each part can be turned on: TLS ({@link Builder#tls}, then
  * {@link #uri()} is {@code grpc+tls://}), client certificates ({@link Builder#clientCertificates}),
  * Flight basic authentication that hands out bearer tokens ({@link Builder#basicAuth}) and a fixed
- * bearer token ({@link Builder#bearerToken}). {@link TestCertificates} makes certificates for
- * tests. Every call's method and request headers are recorded ({@link #recordedCalls()}), so that
- * tests can check what a client sent. Cookie-based sessions ({@link Builder#sessions}) give each
- * client a default catalog and schema of its own (SetSessionOptions).
+ * bearer token ({@link Builder#bearerToken}). {@code TestCertificates}, in the test-support module,
+ * makes certificates for tests. Every call's method and request headers are recorded ({@link
+ * #recordedCalls()}), so that tests can check what a client sent. Cookie-based sessions ({@link
+ * Builder#sessions}) give each client a default catalog and schema of its own (SetSessionOptions).
  *
  * <p>Clients can write too: statement updates, bulk ingestion of Arrow uploads into new or existing
  * tables (CommandStatementIngest), prepared statements with parameters bound in Arrow batches, and
@@ -72,7 +67,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   private final BufferAllocator rootAllocator;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private DuckDbFlightSqlServer(
+  DuckDbFlightSqlServer(
       String host,
       boolean tls,
       FlightServer server,
@@ -227,34 +222,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
    * --sessions}; see {@code --help}. Bad flags print the usage and exit with status 2.
    */
   public static void main(String[] args) {
-    if (ServerCommandLine.wantsHelp(args)) {
-      System.out.println(ServerCommandLine.USAGE);
-      return;
-    }
-    Builder builder;
-    try {
-      builder = ServerCommandLine.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.println(ServerCommandLine.USAGE);
-      System.exit(2);
-      return;
-    }
-    DuckDbFlightSqlServer server;
-    try {
-      server = builder.start();
-    } catch (IOException | RuntimeException e) {
-      System.err.println("Could not start the Flight SQL server: " + e.getMessage());
-      System.exit(1);
-      return;
-    }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "flightsql-server-shutdown"));
-    System.out.println("Flight SQL server listening on " + server.uri());
-    try {
-      server.awaitTermination();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ServerCommandLine.run(args);
   }
 
   private void checkOpen() {
@@ -264,7 +232,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   }
 
   /** Closes each resource in order, even when one fails; returns the first failure, or null. */
-  private static Throwable closeAll(Deque<AutoCloseable> resources, Throwable first) {
+  static Throwable closeAll(Deque<AutoCloseable> resources, Throwable first) {
     for (AutoCloseable resource : resources) {
       try {
         resource.close();
@@ -437,8 +405,8 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
 
     /**
      * Serves over TLS with this certificate chain and private key (PEM files; the key unencrypted
-     * PKCS#8); {@link DuckDbFlightSqlServer#uri()} then starts with {@code grpc+tls://}. See {@link
-     * TestCertificates}.
+     * PKCS#8); {@link DuckDbFlightSqlServer#uri()} then starts with {@code grpc+tls://}. Tests get
+     * such files from {@code TestCertificates}, in the test-support module.
      */
     public Builder tls(Path certificateChainPem, Path privateKeyPem) {
       if (certificateChainPem == null || privateKeyPem == null) {
@@ -505,137 +473,27 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
      * @throws IllegalArgumentException with DuckDB's message if DuckDB rejects a {@link #setting}
      */
     public DuckDbFlightSqlServer start() throws IOException {
-      if (data != null && !Files.exists(data)) {
-        throw new IOException("Invalid value '" + data + "' for option 'data': no such file");
-      }
-      if (trustedClientCa != null && tlsCertificateChain == null) {
-        throw new IllegalArgumentException(
-            "Option 'clientCertificates' needs TLS: set tls(certificateChain, privateKey) too");
-      }
-      for (Path file : new Path[] {tlsCertificateChain, tlsPrivateKey, trustedClientCa}) {
-        if (file != null && !Files.isReadable(file)) {
-          throw new IOException(
-              "Invalid value '" + file + "' for option 'tls': no such readable file");
-        }
-      }
-      long startNanos = System.nanoTime();
-      Deque<AutoCloseable> opened = new ArrayDeque<>();
-      try {
-        BufferAllocator rootAllocator = new RootAllocator();
-        opened.push(rootAllocator);
-        DuckDbDatabase database = DuckDbDatabase.openInMemory(List.copyOf(settings));
-        opened.push(database);
-        DemoData.createTypesDemo(database);
-        DemoData.createLineitem(database, lineitemRows);
-        if (data != null) {
-          DataLoader.load(database, data);
-        }
-        database.serveDeterministically();
-        BufferAllocator serverAllocator =
-            rootAllocator.newChildAllocator("flight-server", 0, Long.MAX_VALUE);
-        opened.push(serverAllocator);
-        BufferAllocator producerAllocator =
-            rootAllocator.newChildAllocator("flight-sql-producer", 0, Long.MAX_VALUE);
-        // Until the server runs, no call can hold producer memory: closing the allocator suffices.
-        opened.push(producerAllocator);
-        DuckDbFlightSqlProducer producer =
-            new DuckDbFlightSqlProducer(
-                database, producerAllocator, endpoints, batchRows, endpointLocations);
-        CallRecorder recorder = new CallRecorder();
-        ServerAuthenticator authenticator =
-            password == null && bearerToken == null
-                ? null
-                : new ServerAuthenticator(username, password, bearerToken);
-        FlightServer server = flightServer(serverAllocator, producer, recorder, authenticator);
-        opened.push(server);
-        server.start();
-        DuckDbFlightSqlServer started =
-            new DuckDbFlightSqlServer(
-                host,
-                tlsCertificateChain != null,
-                server,
-                recorder,
-                authenticator,
-                producer,
-                database,
-                serverAllocator,
-                rootAllocator);
-        LOG.info(
-            "Flight SQL server on {} started in {} ms (DuckDB {}, lineitem {} rows, {} endpoints"
-                + " per query, {} rows per batch, settings {}, {})",
-            started.uri(),
-            (System.nanoTime() - startNanos) / 1_000_000,
-            database.version(),
-            lineitemRows,
-            endpoints,
-            batchRows,
-            settings,
-            security());
-        return started;
-      } catch (SQLException e) {
-        IOException failure =
-            new IOException("Could not set up the DuckDB database: " + e.getMessage(), e);
-        closeAll(opened, failure);
-        throw failure;
-      } catch (IOException | RuntimeException e) {
-        closeAll(opened, e);
-        throw e;
-      }
+      return ServerStartup.start(configuration());
     }
 
-    /**
-     * The Flight server around {@code producer}, with its middleware in this order: the call
-     * recorder (so that refused calls are recorded too), authentication, sessions.
-     */
-    private FlightServer flightServer(
-        BufferAllocator allocator,
-        DuckDbFlightSqlProducer producer,
-        CallRecorder recorder,
-        ServerAuthenticator authenticator)
-        throws IOException {
-      Location location =
-          tlsCertificateChain == null
-              ? Location.forGrpcInsecure(host, port)
-              : Location.forGrpcTls(host, port);
-      FlightServer.Builder builder = FlightServer.builder(allocator, location, producer);
-      builder.middleware(CallRecorder.KEY, recorder);
-      if (authenticator != null) {
-        // Registered here rather than through headerAuthenticator(), which would put it after
-        // every other middleware; under Arrow's own key, so that peerIdentity() reports the user.
-        builder.middleware(
-            FlightServerMiddleware.Key.of(Auth2Constants.AUTHORIZATION_HEADER),
-            new ServerCallHeaderAuthMiddleware.Factory(authenticator));
-      }
-      if (sessions) {
-        // After authentication: a refused call starts no session.
-        builder.middleware(DuckDbSessions.KEY, new DuckDbSessions());
-      }
-      if (tlsCertificateChain != null) {
-        builder.useTls(tlsCertificateChain.toFile(), tlsPrivateKey.toFile());
-      }
-      if (trustedClientCa != null) {
-        builder.useMTlsClientVerification(trustedClientCa.toFile());
-      }
-      return builder.build();
-    }
-
-    /** The security settings for the start-up log line, without secrets. */
-    private String security() {
-      List<String> parts = new ArrayList<>();
-      parts.add(tlsCertificateChain == null ? "no TLS" : "TLS");
-      if (trustedClientCa != null) {
-        parts.add("client certificates required");
-      }
-      if (password != null) {
-        parts.add("basic auth for user '" + username + "'");
-      }
-      if (bearerToken != null) {
-        parts.add("fixed bearer token");
-      }
-      if (sessions) {
-        parts.add("sessions");
-      }
-      return String.join(", ", parts);
+    /** What this builder was told so far; for the start-up, and for tests of the command line. */
+    ServerConfiguration configuration() {
+      return new ServerConfiguration(
+          host,
+          port,
+          endpoints,
+          lineitemRows,
+          batchRows,
+          data,
+          settings,
+          username,
+          password,
+          bearerToken,
+          tlsCertificateChain,
+          tlsPrivateKey,
+          trustedClientCa,
+          sessions,
+          endpointLocations);
     }
 
     private static int check(String option, int value, int min, int max) {

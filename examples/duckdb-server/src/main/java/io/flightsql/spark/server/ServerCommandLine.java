@@ -1,5 +1,6 @@
 package io.flightsql.spark.server;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
@@ -48,6 +49,42 @@ final class ServerCommandLine {
   static final int DEFAULT_PORT = 31337;
 
   private ServerCommandLine() {}
+
+  /**
+   * Runs the server as {@link DuckDbFlightSqlServer#main} was asked to, until the process is
+   * stopped: the usage for {@code --help}; the usage and exit status 2 for bad flags; exit status 1
+   * if the server cannot start.
+   */
+  static void run(String[] args) {
+    if (wantsHelp(args)) {
+      System.out.println(USAGE);
+      return;
+    }
+    DuckDbFlightSqlServer.Builder builder;
+    try {
+      builder = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
+    }
+    DuckDbFlightSqlServer server;
+    try {
+      server = builder.start();
+    } catch (IOException | RuntimeException e) {
+      System.err.println("Could not start the Flight SQL server: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "flightsql-server-shutdown"));
+    System.out.println("Flight SQL server listening on " + server.uri());
+    try {
+      server.awaitTermination();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   static boolean wantsHelp(String[] args) {
     return Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h");

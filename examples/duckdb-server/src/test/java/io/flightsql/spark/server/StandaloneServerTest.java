@@ -2,6 +2,7 @@ package io.flightsql.spark.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -31,32 +32,84 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The standalone server: its command line, and {@code main} run in a process of its own. */
 @SuppressWarnings("try") // Arrow's FlightStream and FlightSqlClient close() declare Exception
 class StandaloneServerTest {
 
-  @Test
-  void parsesEveryFlagInBothSpellings() {
-    DuckDbFlightSqlServer.Builder builder =
-        ServerCommandLine.parse(
-            new String[] {
-              "--host",
-              "0.0.0.0",
-              "--port=0",
-              "--endpoints",
-              "3",
-              "--lineitem-rows=5",
-              "--batch-rows",
-              "100",
-              "--data",
-              "data.sql",
-              "--setting",
-              "arrow_large_buffer_size=true",
-              "--setting=TimeZone=Europe/Paris"
-            });
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"--flag value", "--flag=value"})
+  void parsesEveryFlagInBothSpellings(String spelling) {
+    String[][] flags = {
+      {"--host", "0.0.0.0"},
+      {"--port", "4321"},
+      {"--endpoints", "3"},
+      {"--lineitem-rows", "5"},
+      {"--batch-rows", "100"},
+      {"--data", "data.sql"},
+      {"--setting", "arrow_large_buffer_size=true"},
+      {"--setting", "TimeZone=Europe/Paris"},
+      {"--tls-cert", "server.pem"},
+      {"--tls-key", "server-key.pem"},
+      {"--client-ca", "ca.pem"},
+      {"--username", "alice"},
+      {"--token-env", "MY_TOKEN"}
+    };
+    List<String> args = new ArrayList<>();
+    for (String[] flag : flags) {
+      if (spelling.equals("--flag=value")) {
+        args.add(flag[0] + "=" + flag[1]);
+      } else {
+        args.add(flag[0]);
+        args.add(flag[1]);
+      }
+    }
+    args.add("--sessions");
 
-    assertThat(builder).isNotNull();
+    ServerConfiguration config =
+        ServerCommandLine.parse(
+                args.toArray(new String[0]),
+                Map.of("FLIGHTSQL_SERVER_PASSWORD", "s3cret", "MY_TOKEN", "t0ken"))
+            .configuration();
+
+    assertThat(config.host()).isEqualTo("0.0.0.0");
+    assertThat(config.port()).isEqualTo(4321);
+    assertThat(config.endpoints()).isEqualTo(3);
+    assertThat(config.lineitemRows()).isEqualTo(5);
+    assertThat(config.batchRows()).isEqualTo(100);
+    assertThat(config.data()).isEqualTo(Path.of("data.sql"));
+    assertThat(config.settings())
+        .extracting(DuckDbSetting::name, DuckDbSetting::value)
+        .containsExactly(
+            tuple("arrow_large_buffer_size", "true"), tuple("TimeZone", "Europe/Paris"));
+    assertThat(config.tlsCertificateChain()).isEqualTo(Path.of("server.pem"));
+    assertThat(config.tlsPrivateKey()).isEqualTo(Path.of("server-key.pem"));
+    assertThat(config.trustedClientCa()).isEqualTo(Path.of("ca.pem"));
+    assertThat(config.username()).isEqualTo("alice");
+    assertThat(config.password()).as("from FLIGHTSQL_SERVER_PASSWORD").isEqualTo("s3cret");
+    assertThat(config.bearerToken()).as("from MY_TOKEN").isEqualTo("t0ken");
+    assertThat(config.sessions()).isTrue();
+    assertThat(config.toString()).doesNotContain("s3cret", "t0ken");
+  }
+
+  @Test
+  void leavesEveryUnsetFlagAtItsDefault() {
+    ServerConfiguration config = ServerCommandLine.parse(new String[0], Map.of()).configuration();
+
+    assertThat(config.host()).isEqualTo("127.0.0.1");
+    assertThat(config.port()).isEqualTo(ServerCommandLine.DEFAULT_PORT);
+    assertThat(config.endpoints()).isEqualTo(2);
+    assertThat(config.lineitemRows()).isEqualTo(1_000_000);
+    assertThat(config.batchRows()).isEqualTo(65_536);
+    assertThat(config.data()).isNull();
+    assertThat(config.settings()).isEmpty();
+    assertThat(config.tlsCertificateChain()).isNull();
+    assertThat(config.trustedClientCa()).isNull();
+    assertThat(config.username()).isNull();
+    assertThat(config.bearerToken()).isNull();
+    assertThat(config.sessions()).isFalse();
   }
 
   @Test
