@@ -1,9 +1,9 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.TableRef;
-import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.OptionReader;
+import io.flightsql.spark.config.ReadOptions;
 import io.flightsql.spark.config.ReadPartitioning;
 import io.flightsql.spark.sql.ColumnPartitioning;
 import io.flightsql.spark.sql.ColumnPartitioning.ColumnKind;
@@ -104,7 +104,7 @@ final class ClientPartitions {
             ? "the query's result has no such column; its columns are "
                 + String.join(", ", schema.fieldNames())
             : "it matches " + matches.size() + " columns; set spark.sql.caseSensitive=true";
-    throw OptionReader.invalid(FlightSqlOptions.PARTITION_COLUMN, name, why);
+    throw OptionReader.invalid(ReadOptions.PARTITION_COLUMN, name, why);
   }
 
   private static ColumnKind kind(StructField field) {
@@ -128,7 +128,7 @@ final class ClientPartitions {
       return ColumnKind.TIMESTAMP_NTZ;
     }
     throw OptionReader.invalid(
-        FlightSqlOptions.PARTITION_COLUMN,
+        ReadOptions.PARTITION_COLUMN,
         field.name(),
         "column '"
             + field.name()

@@ -143,6 +143,7 @@ final class FlightSqlScanBuilder
         SqlDialect kind =
             config
                 .dialect()
+                .map(SqlDialect::fromOptionValue)
                 .orElseGet(
                     () ->
                         SqlDialect.forServer(

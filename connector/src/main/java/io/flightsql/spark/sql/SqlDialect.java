@@ -71,6 +71,11 @@ public enum SqlDialect {
     return byName != ANSI ? byName : forServerName(serverVersion);
   }
 
+  /** The dialect of a lower-case name that option {@code dialect} allows, {@code auto} aside. */
+  public static SqlDialect fromOptionValue(String name) {
+    return valueOf(name.toUpperCase(Locale.ROOT));
+  }
+
   public String optionValue() {
     return name().toLowerCase(Locale.ROOT);
   }

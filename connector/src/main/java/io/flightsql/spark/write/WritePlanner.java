@@ -40,7 +40,10 @@ final class WritePlanner {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
       SqlDialect dialect =
-          config.dialect().orElseGet(() -> SqlDialect.forServerName(capabilities.serverName()));
+          config
+              .dialect()
+              .map(SqlDialect::fromOptionValue)
+              .orElseGet(() -> SqlDialect.forServerName(capabilities.serverName()));
       if (config.atomic() && !capabilities.transactions()) {
         throw new IllegalArgumentException(
             "Option 'atomic' needs a server with transactions, and "
