@@ -1,26 +1,26 @@
 package io.flightsql.spark;
 
-import io.flightsql.spark.write.FlightSqlSaveMode;
-import java.util.Optional;
-import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.OptionSources;
-import io.flightsql.spark.types.UnsupportedSparkTypeException;
+import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.types.ComparableColumns;
+import io.flightsql.spark.types.UnsupportedSparkTypeException;
+import io.flightsql.spark.write.FlightSqlSaveMode;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.sql.connector.catalog.Table;
-import org.apache.spark.sql.connector.catalog.TableProvider;
-import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SQLContext;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.BaseRelation;
 import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
@@ -49,8 +49,8 @@ public final class FlightSqlDataSource
 
   /**
    * The last schema this instance inferred, with its Arrow form's comparable columns: Spark asks
-   * the same provider instance for the schema and then for the table, and the scan builder needs
-   * to know which columns it may push filters on without asking the server again.
+   * the same provider instance for the schema and then for the table, and the scan builder needs to
+   * know which columns it may push filters on without asking the server again.
    */
   private StructType inferredSchema;
 
@@ -87,7 +87,8 @@ public final class FlightSqlDataSource
   }
 
   @Override
-  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+  public Table getTable(
+      StructType schema, Transform[] partitioning, Map<String, String> properties) {
     Optional<Table> append = FlightSqlSaveMode.appendTable(schema, properties);
     if (append.isPresent()) {
       return append.get();

@@ -38,7 +38,13 @@ class FlightSqlParallelReadTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).endpoints(1).lineitemRows(1000).batchRows(128).start();
+    server =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .endpoints(1)
+            .lineitemRows(1000)
+            .batchRows(128)
+            .start();
     // Every partition column has NULLs, values below the bounds used below and above them; c_skew
     // has nine tenths of its values on one number.
     server.execute(
@@ -53,7 +59,9 @@ class FlightSqlParallelReadTest {
             + " CASE WHEN i % 31 = 0 THEN NULL ELSE CAST(TIMESTAMP '2024-01-01 00:00:00'"
             + "   + (i - 50) * INTERVAL 1 HOUR AS TIMESTAMPTZ) END AS c_tstz,"
             + " 'row ' || i AS c_str"
-            + " FROM range(" + ROWS + ") t(i)");
+            + " FROM range("
+            + ROWS
+            + ") t(i)");
     spark = SparkTestSupport.newSession("FlightSqlParallelReadTest");
   }
 
@@ -185,7 +193,8 @@ class FlightSqlParallelReadTest {
     String query = "SELECT id, c_int AS \"Value\" FROM parts WHERE id < 600";
     for (String column : new String[] {"value", "VALUE", "\"Value\""}) {
       Dataset<Row> rows =
-          spark.read()
+          spark
+              .read()
               .format("flightsql")
               .option("uri", server.uri())
               .option("query", query)
@@ -212,10 +221,11 @@ class FlightSqlParallelReadTest {
   @Test
   void overlappingPredicatesReadTheSharedRowsTwiceAsJdbcDoes() throws Exception {
     Dataset<Row> rows =
-        reader(server).option("predicates", "[\"c_int < 100\", \"c_int < 200 OR c_str = 'row 999'\"]").load();
+        reader(server)
+            .option("predicates", "[\"c_int < 100\", \"c_int < 200 OR c_str = 'row 999'\"]")
+            .load();
     assertThat(rows.rdd().getNumPartitions()).isEqualTo(2);
-    List<List<Object>> expected =
-        new ArrayList<>(duckDb("SELECT * FROM parts WHERE c_int < 100"));
+    List<List<Object>> expected = new ArrayList<>(duckDb("SELECT * FROM parts WHERE c_int < 100"));
     expected.addAll(duckDb("SELECT * FROM parts WHERE c_int < 200 OR c_str = 'row 999'"));
     expected.sort((a, b) -> Long.compare((Long) a.get(0), (Long) b.get(0)));
     assertThat(sorted(rows)).isEqualTo(expected);
@@ -225,7 +235,12 @@ class FlightSqlParallelReadTest {
   @Test
   void eachClientPartitionReadsEveryEndpointOfItsOwnQuery() throws Exception {
     try (DuckDbFlightSqlServer several =
-        DuckDbFlightSqlServer.builder().port(0).endpoints(3).lineitemRows(1000).batchRows(64).start()) {
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .endpoints(3)
+            .lineitemRows(1000)
+            .batchRows(64)
+            .start()) {
       several.execute("CREATE TABLE parts AS SELECT i AS id, i % 100 AS v FROM range(5000) t(i)");
       Dataset<Row> rows = partitioned(several, "v", "0", "100", 4);
       assertThat(rows.rdd().getNumPartitions()).isEqualTo(4);
@@ -247,7 +262,8 @@ class FlightSqlParallelReadTest {
     assertThatThrownBy(() -> partitioned(server, "c_str", "0", "10", 2).collectAsList())
         .hasMessageContaining(
             "column 'c_str' is string; a partition column must be numeric, date or timestamp");
-    assertThatThrownBy(() -> partitioned(server, "c_date", "2024-01-01", "20240201", 2).collectAsList())
+    assertThatThrownBy(
+            () -> partitioned(server, "c_date", "2024-01-01", "20240201", 2).collectAsList())
         .hasMessageContaining("Invalid value '20240201' for option 'upperBound'")
         .hasMessageContaining("the partition column is a date: expected yyyy-MM-dd");
     assertThatThrownBy(() -> partitioned(server, "c_int", "10", "0", 2).collectAsList())
@@ -269,16 +285,20 @@ class FlightSqlParallelReadTest {
   }
 
   /**
-   * Pushdown and client partitions together: each partition's query has the pushed filter and
-   * its stride's condition, aggregates are pushed only partially (Spark merges the partitions'
-   * groups), an offset stays in Spark, and the partition column need not be read. Every answer
-   * equals the one read without pushdown and without partitions.
+   * Pushdown and client partitions together: each partition's query has the pushed filter and its
+   * stride's condition, aggregates are pushed only partially (Spark merges the partitions' groups),
+   * an offset stays in Spark, and the partition column need not be read. Every answer equals the
+   * one read without pushdown and without partitions.
    */
   @Test
   void pushdownComposesWithClientPartitions() {
     Dataset<Row> split = partitioned(server, "c_int", "0", "500", 4);
-    Dataset<Row> plain = reader(server).option("pushDownPredicate", "false")
-        .option("pushDownAggregate", "false").option("pushDownOffset", "false").load();
+    Dataset<Row> plain =
+        reader(server)
+            .option("pushDownPredicate", "false")
+            .option("pushDownAggregate", "false")
+            .option("pushDownOffset", "false")
+            .load();
 
     Dataset<Row> filtered = split.filter("c_str LIKE 'row 1%' AND id >= 100").select("id", "c_str");
     String filteredPlan = filtered.queryExecution().executedPlan().toString();
@@ -292,14 +312,22 @@ class FlightSqlParallelReadTest {
         .hasSize(100);
 
     Dataset<Row> grouped =
-        split.groupBy(functions.expr("c_skew")).agg(functions.count("*").as("n"),
-            functions.sum("id").as("s"), functions.max("c_int").as("m"));
+        split
+            .groupBy(functions.expr("c_skew"))
+            .agg(
+                functions.count("*").as("n"),
+                functions.sum("id").as("s"),
+                functions.max("c_int").as("m"));
     assertThat(grouped.queryExecution().executedPlan().toString())
         .contains("PushedAggregates: [COUNT(*), SUM(id), MAX(c_int)]")
         .contains("(partial)");
     Dataset<Row> groupedPlain =
-        plain.groupBy(functions.expr("c_skew")).agg(functions.count("*").as("n"),
-            functions.sum("id").as("s"), functions.max("c_int").as("m"));
+        plain
+            .groupBy(functions.expr("c_skew"))
+            .agg(
+                functions.count("*").as("n"),
+                functions.sum("id").as("s"),
+                functions.max("c_int").as("m"));
     assertThat(RowValues.fromSpark(grouped.orderBy("c_skew").collectAsList()))
         .isEqualTo(RowValues.fromSpark(groupedPlain.orderBy("c_skew").collectAsList()));
 
@@ -318,7 +346,8 @@ class FlightSqlParallelReadTest {
 
   @Test
   void rowsAndBytesReceivedAreReportedAsSparkMetrics() throws Exception {
-    spark.read()
+    spark
+        .read()
         .format("flightsql")
         .option("uri", server.uri())
         .option("query", "SELECT id FROM parts")

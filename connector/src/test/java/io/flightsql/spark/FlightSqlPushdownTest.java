@@ -116,15 +116,15 @@ class FlightSqlPushdownTest {
             "SELECT l_orderkey, l_linenumber, l_quantity FROM li"
                 + " WHERE l_quantity < 24 AND l_shipdate >= DATE '1994-01-01'"
                 + " AND l_shipmode IN ('AIR', 'RAIL') AND l_comment LIKE 'care%'",
-            new String[] {"li"},
-            false);
+            new String[] {"li"}, false);
     assertThat(plan)
         .contains("PushedFilters: [")
         .contains("l_quantity < 24.00")
         .contains("l_shipdate >= 8766")
         .contains("l_shipmode IN ('AIR', 'RAIL')")
         .contains("l_comment LIKE 'care%'")
-        .contains("SQL: SELECT \"l_orderkey\", \"l_linenumber\", \"l_quantity\" FROM lineitem WHERE")
+        .contains(
+            "SQL: SELECT \"l_orderkey\", \"l_linenumber\", \"l_quantity\" FROM lineitem WHERE")
         .contains("(\"l_quantity\" < 24.00)")
         .contains("(\"l_shipdate\" >= DATE '1994-01-01')")
         .contains("(\"l_comment\" LIKE 'care%' ESCAPE '!')")
@@ -148,7 +148,12 @@ class FlightSqlPushdownTest {
   @Test
   void limitIsPushedAndItsSwitchTurnsItOff() {
     view(server, "ord", "query", "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber", true);
-    view(server, "ord_off", "query", "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber", false);
+    view(
+        server,
+        "ord_off",
+        "query",
+        "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber",
+        false);
     String plan =
         sameRows("SELECT l_orderkey, l_linenumber FROM ord LIMIT 7", new String[] {"ord"}, true);
     assertThat(plan).contains("PushedLimit: LIMIT 7").contains(" LIMIT 7]");
@@ -157,10 +162,17 @@ class FlightSqlPushdownTest {
   @Test
   void offsetIsPushedWithItsLimit() {
     view(server, "ord", "query", "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber", true);
-    view(server, "ord_off", "query", "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber", false);
+    view(
+        server,
+        "ord_off",
+        "query",
+        "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber",
+        false);
     String plan =
         sameRows(
-            "SELECT l_orderkey, l_linenumber FROM ord LIMIT 5 OFFSET 3", new String[] {"ord"}, true);
+            "SELECT l_orderkey, l_linenumber FROM ord LIMIT 5 OFFSET 3",
+            new String[] {"ord"},
+            true);
     assertThat(plan).contains("PushedLimit: LIMIT 5").contains("PushedOffset: OFFSET 3");
     assertThat(plan).contains("LIMIT 5 OFFSET 3]");
     String offsetOnly =
@@ -222,7 +234,8 @@ class FlightSqlPushdownTest {
             new String[] {"td"},
             false);
     assertThat(plan)
-        .contains("PushedAggregates: [AVG(c_int), AVG(c_smallint), AVG(c_tinyint), COUNT(c_double),")
+        .contains(
+            "PushedAggregates: [AVG(c_int), AVG(c_smallint), AVG(c_tinyint), COUNT(c_double),")
         .contains("PushedGroupBy: [c_bool] (complete)");
   }
 
@@ -292,18 +305,26 @@ class FlightSqlPushdownTest {
             .load()
             .groupBy("l_returnflag")
             .count();
-    assertThat(plan(df)).doesNotContain("PushedAggregates").contains("ReadSchema: struct<l_returnflag:string>");
+    assertThat(plan(df))
+        .doesNotContain("PushedAggregates")
+        .contains("ReadSchema: struct<l_returnflag:string>");
   }
 
   /** Each switch alone turns off its own pushdown and leaves the others on. */
   @ParameterizedTest(name = "{0}=false")
   @ValueSource(
       strings = {
-        "pushDownPredicate", "pushDownLimit", "pushDownOffset", "pushDownTopN", "pushDownAggregate"
+        "pushDownPredicate",
+        "pushDownLimit",
+        "pushDownOffset",
+        "pushDownTopN",
+        "pushDownAggregate"
       })
   void eachSwitchTurnsOffOnlyItsOwnPushdown(String option) {
     String[][] cases = {
-      {"pushDownPredicate", "SELECT l_orderkey FROM sw WHERE l_linenumber = 3", "PushedFilters: [l"},
+      {
+        "pushDownPredicate", "SELECT l_orderkey FROM sw WHERE l_linenumber = 3", "PushedFilters: [l"
+      },
       {"pushDownLimit", "SELECT l_orderkey FROM sw LIMIT 3", "PushedLimit"},
       {"pushDownOffset", "SELECT l_orderkey FROM sw LIMIT 3 OFFSET 2", "PushedOffset"},
       {"pushDownTopN", "SELECT l_orderkey FROM sw ORDER BY l_orderkey DESC LIMIT 3", "PushedTopN"},
@@ -423,9 +444,13 @@ class FlightSqlPushdownTest {
   @Test
   void explainFormattedShowsTheSql() {
     views(server, "li", "dbtable", "lineitem");
-    List<Row> rows = spark.sql("EXPLAIN FORMATTED SELECT l_orderkey FROM li WHERE l_linenumber = 2").collectAsList();
+    List<Row> rows =
+        spark
+            .sql("EXPLAIN FORMATTED SELECT l_orderkey FROM li WHERE l_linenumber = 2")
+            .collectAsList();
     assertThat(rows.get(0).getString(0))
-        .contains("SQL: SELECT \"l_orderkey\" FROM lineitem WHERE (\"l_linenumber\" IS NOT NULL) AND (\"l_linenumber\" = 2)");
+        .contains(
+            "SQL: SELECT \"l_orderkey\" FROM lineitem WHERE (\"l_linenumber\" IS NOT NULL) AND (\"l_linenumber\" = 2)");
   }
 
   @Test

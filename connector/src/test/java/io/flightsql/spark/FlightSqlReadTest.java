@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Reads through the connector from the embedded DuckDB Flight SQL server, compared with DuckDB's own answers. */
+/**
+ * Reads through the connector from the embedded DuckDB Flight SQL server, compared with DuckDB's
+ * own answers.
+ */
 class FlightSqlReadTest {
   private static final long BIG_ROWS = 1_000_000L;
   private static SparkSession spark;
@@ -53,7 +56,8 @@ class FlightSqlReadTest {
     return spark.read().format("flightsql").option("uri", uri).option("query", query).load();
   }
 
-  private static void assertSameAsDuckDb(DuckDbFlightSqlServer source, String sql) throws Exception {
+  private static void assertSameAsDuckDb(DuckDbFlightSqlServer source, String sql)
+      throws Exception {
     List<Row> rows = read(source.uri(), sql).collectAsList();
     try (Connection connection = source.newConnection()) {
       List<List<Object>> expected = RowValues.fromJdbc(connection, sql);
@@ -65,8 +69,14 @@ class FlightSqlReadTest {
   @ValueSource(ints = {1, 2, 4})
   void fullScansEqualDuckDbsOwnAnswer(int endpoints) throws Exception {
     try (DuckDbFlightSqlServer small =
-        DuckDbFlightSqlServer.builder().port(0).endpoints(endpoints).lineitemRows(30_000).batchRows(4096).start()) {
-      Dataset<Row> lineitem = read(small.uri(), "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber");
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .endpoints(endpoints)
+            .lineitemRows(30_000)
+            .batchRows(4096)
+            .start()) {
+      Dataset<Row> lineitem =
+          read(small.uri(), "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber");
       assertThat(lineitem.rdd().getNumPartitions()).isEqualTo(endpoints);
       assertSameAsDuckDb(small, "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber");
       assertSameAsDuckDb(small, "SELECT * FROM types_demo ORDER BY id");
@@ -82,8 +92,10 @@ class FlightSqlReadTest {
     assertThat(schema.apply("c_bigint").dataType()).isEqualTo(DataTypes.LongType);
     assertThat(schema.apply("c_float").dataType()).isEqualTo(DataTypes.FloatType);
     assertThat(schema.apply("c_double").dataType()).isEqualTo(DataTypes.DoubleType);
-    assertThat(schema.apply("c_dec_short").dataType()).isEqualTo(DataTypes.createDecimalType(10, 2));
-    assertThat(schema.apply("c_dec_long").dataType()).isEqualTo(DataTypes.createDecimalType(38, 10));
+    assertThat(schema.apply("c_dec_short").dataType())
+        .isEqualTo(DataTypes.createDecimalType(10, 2));
+    assertThat(schema.apply("c_dec_long").dataType())
+        .isEqualTo(DataTypes.createDecimalType(38, 10));
     assertThat(schema.apply("c_varchar").dataType()).isEqualTo(DataTypes.StringType);
     assertThat(schema.apply("c_blob").dataType()).isEqualTo(DataTypes.BinaryType);
     assertThat(schema.apply("c_bool").dataType()).isEqualTo(DataTypes.BooleanType);
@@ -94,7 +106,9 @@ class FlightSqlReadTest {
 
   @Test
   void nullsInEveryColumn() {
-    Row allNull = read(server.uri(), "SELECT * FROM types_demo WHERE c_int IS NULL ORDER BY id LIMIT 1").first();
+    Row allNull =
+        read(server.uri(), "SELECT * FROM types_demo WHERE c_int IS NULL ORDER BY id LIMIT 1")
+            .first();
     for (int i = 1; i < allNull.length(); i++) {
       assertThat(allNull.isNullAt(i)).as("column %s", allNull.schema().fields()[i].name()).isTrue();
     }
@@ -102,7 +116,8 @@ class FlightSqlReadTest {
 
   @Test
   void emptyResultHasTheSchemaAndNoRows() {
-    Dataset<Row> empty = read(server.uri(), "SELECT l_orderkey, l_comment FROM lineitem WHERE l_orderkey < 0");
+    Dataset<Row> empty =
+        read(server.uri(), "SELECT l_orderkey, l_comment FROM lineitem WHERE l_orderkey < 0");
     assertThat(empty.schema().fieldNames()).containsExactly("l_orderkey", "l_comment");
     assertThat(empty.collectAsList()).isEmpty();
   }
@@ -110,14 +125,23 @@ class FlightSqlReadTest {
   @Test
   void aMillionRowScan() throws Exception {
     Dataset<Row> lineitem =
-        spark.read().format("flightsql").option("uri", server.uri()).option("dbtable", "lineitem").load();
-    Row totals = lineitem.selectExpr("count(*)", "sum(l_quantity)", "sum(length(l_comment))", "max(l_shipdate)").first();
+        spark
+            .read()
+            .format("flightsql")
+            .option("uri", server.uri())
+            .option("dbtable", "lineitem")
+            .load();
+    Row totals =
+        lineitem
+            .selectExpr("count(*)", "sum(l_quantity)", "sum(length(l_comment))", "max(l_shipdate)")
+            .first();
     assertThat(totals.getLong(0)).isEqualTo(BIG_ROWS);
     List<List<Object>> expected;
     try (Connection connection = server.newConnection()) {
       expected =
           RowValues.fromJdbc(
-              connection, "SELECT count(*), sum(l_quantity), sum(length(l_comment)), max(l_shipdate) FROM lineitem");
+              connection,
+              "SELECT count(*), sum(l_quantity), sum(length(l_comment)), max(l_shipdate) FROM lineitem");
     }
     assertThat(RowValues.fromSpark(List.of(totals))).isEqualTo(expected);
   }
@@ -137,7 +161,8 @@ class FlightSqlReadTest {
   void sessionConfigurationSuppliesTheUri() {
     spark.conf().set("spark.datasource.flightsql.uri", server.uri());
     try {
-      Dataset<Row> df = spark.read().format("flightsql").option("query", "SELECT 42 AS answer").load();
+      Dataset<Row> df =
+          spark.read().format("flightsql").option("query", "SELECT 42 AS answer").load();
       assertThat(df.first().getInt(0)).isEqualTo(42);
     } finally {
       spark.conf().unset("spark.datasource.flightsql.uri");
@@ -160,11 +185,14 @@ class FlightSqlReadTest {
   @Test
   void stringsAndDecimalsSurviveZeroCopyReads() {
     List<Row> rows =
-        read(server.uri(), "SELECT 'ünïcødé ✓' AS s, CAST(-12345.67 AS DECIMAL(10,2)) AS d, CAST('1000000000000000000000000000000.25' AS DECIMAL(38,2)) AS big")
+        read(
+                server.uri(),
+                "SELECT 'ünïcødé ✓' AS s, CAST(-12345.67 AS DECIMAL(10,2)) AS d, CAST('1000000000000000000000000000000.25' AS DECIMAL(38,2)) AS big")
             .collectAsList();
     assertThat(rows.get(0).getString(0)).isEqualTo("ünïcødé ✓");
     assertThat(rows.get(0).getDecimal(1)).isEqualByComparingTo(new BigDecimal("-12345.67"));
-    assertThat(rows.get(0).getDecimal(2)).isEqualByComparingTo(new BigDecimal("1000000000000000000000000000000.25"));
+    assertThat(rows.get(0).getDecimal(2))
+        .isEqualByComparingTo(new BigDecimal("1000000000000000000000000000000.25"));
   }
 
   @Test
@@ -178,8 +206,13 @@ class FlightSqlReadTest {
   void queryAndDbtableTogetherAreRefused() {
     assertThatThrownBy(
             () ->
-                spark.read().format("flightsql").option("uri", server.uri())
-                    .option("query", "SELECT 1").option("dbtable", "lineitem").load())
+                spark
+                    .read()
+                    .format("flightsql")
+                    .option("uri", server.uri())
+                    .option("query", "SELECT 1")
+                    .option("dbtable", "lineitem")
+                    .load())
         .hasMessageStartingWith("Options 'dbtable' and 'query' cannot be used together");
   }
 
@@ -201,14 +234,24 @@ class FlightSqlReadTest {
 
   @Test
   void unknownTableCarriesTheServersMessage() {
-    assertThatThrownBy(() -> spark.read().format("flightsql").option("uri", server.uri()).option("dbtable", "no_such_table").load())
+    assertThatThrownBy(
+            () ->
+                spark
+                    .read()
+                    .format("flightsql")
+                    .option("uri", server.uri())
+                    .option("dbtable", "no_such_table")
+                    .load())
         .hasMessageContaining("no_such_table");
   }
 
   @Test
   void unsupportedTypeFailsAtPlanningNamingTheColumn() {
     assertThatThrownBy(
-            () -> read(server.uri(), "SELECT 1 AS ok, union_value(s := 'x')::UNION(i INT, s VARCHAR) AS u"))
+            () ->
+                read(
+                    server.uri(),
+                    "SELECT 1 AS ok, union_value(s := 'x')::UNION(i INT, s VARCHAR) AS u"))
         .hasMessageStartingWith("Column 'u' has Arrow type Union(")
         .hasMessageContaining("its members have different types (int and string)");
   }

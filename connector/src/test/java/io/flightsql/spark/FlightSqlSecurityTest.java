@@ -347,8 +347,7 @@ class FlightSqlSecurityTest {
           .isEqualTo(1000);
       // The one DoGet the first server sees is GetSqlInfo's (the pushdown dialect), whose
       // endpoint has no locations; the query's endpoints are all read from the second server.
-      assertThat(
-              first.recordedCalls().stream().filter(c -> c.method().equals("DoGet")).count())
+      assertThat(first.recordedCalls().stream().filter(c -> c.method().equals("DoGet")).count())
           .isEqualTo(1);
       List<RecordedCall> doGets =
           second.recordedCalls().stream()

@@ -29,8 +29,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Writes through the connector into the embedded DuckDB server, read back value for value, with
- * every save mode and both write methods. The session allows a task four attempts, so a failed
- * task is retried as on a cluster.
+ * every save mode and both write methods. The session allows a task four attempts, so a failed task
+ * is retried as on a cluster.
  */
 class FlightSqlWriteTest {
   private static SparkSession spark;
@@ -145,7 +145,8 @@ class FlightSqlWriteTest {
   void errorIfExistsRefusesAnExistingTableBeforeAnyTaskRuns() {
     writer(spark.range(3).toDF(), "exists_already").save();
     assertThatThrownBy(() -> writer(spark.range(5).toDF(), "exists_already").save())
-        .hasMessageContaining("[flightsql] Table \"exists_already\" already exists on " + server.uri())
+        .hasMessageContaining(
+            "[flightsql] Table \"exists_already\" already exists on " + server.uri())
         .hasMessageContaining("Use mode 'append' to add rows, 'overwrite' to replace them");
     assertThat(readBack("exists_already").count()).isEqualTo(3);
   }
@@ -195,7 +196,9 @@ class FlightSqlWriteTest {
   void aRowTheServerRefusesFailsTheTaskWithTheServersMessageAndCommitsNothing() throws Exception {
     server.execute("CREATE TABLE strict (id BIGINT, name VARCHAR NOT NULL)");
     Dataset<Row> df =
-        spark.range(0, 1000, 1, 1).selectExpr("id", "IF(id = 700, NULL, CAST(id AS STRING)) AS name");
+        spark
+            .range(0, 1000, 1, 1)
+            .selectExpr("id", "IF(id = 700, NULL, CAST(id AS STRING)) AS name");
     assertThatThrownBy(() -> writer(df, "strict").mode("append").save())
         .hasStackTraceContaining("[flightsql] DoPut")
         .hasStackTraceContaining("NOT NULL");
@@ -208,9 +211,16 @@ class FlightSqlWriteTest {
     assertThatThrownBy(() -> writer(df, "never_created").save())
         .hasMessageContaining("column `doc` of the type \"VARIANT\"");
     assertThat(
-            spark.read().format("flightsql").option("uri", server.uri())
-                .option("query", "SELECT count(*) FROM information_schema.tables WHERE table_name = 'never_created'")
-                .load().first().getLong(0))
+            spark
+                .read()
+                .format("flightsql")
+                .option("uri", server.uri())
+                .option(
+                    "query",
+                    "SELECT count(*) FROM information_schema.tables WHERE table_name = 'never_created'")
+                .load()
+                .first()
+                .getLong(0))
         .isZero();
   }
 
@@ -233,13 +243,14 @@ class FlightSqlWriteTest {
     String table = "retried_" + atomic;
     // Small batches, so the failing attempt has sent rows before it fails.
     Dataset<Row> df = spark.range(0, 200_000, 1, 2).selectExpr("fail_first_attempt(id) AS id");
-    writer(df, table)
-        .option("atomic", String.valueOf(atomic))
-        .option("batchSize", "1000")
-        .save();
+    writer(df, table).option("atomic", String.valueOf(atomic)).option("batchSize", "1000").save();
     assertThat(count("SELECT count(*) FROM " + table)).isEqualTo(200_000);
     assertThat(count("SELECT count(DISTINCT id) FROM " + table)).isEqualTo(200_000);
-    assertThat(count("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '" + table + "_flightsql_%'"))
+    assertThat(
+            count(
+                "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '"
+                    + table
+                    + "_flightsql_%'"))
         .as("staging tables left")
         .isZero();
   }
@@ -253,12 +264,17 @@ class FlightSqlWriteTest {
     long rows = -1;
     long latest = -1;
     for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
-      for (SparkPlanGraphNode node : CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
+      for (SparkPlanGraphNode node :
+          CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
         for (var metric : CollectionConverters.asJava(node.metrics())) {
           if (metric.name().equals("rows written to the Flight SQL server")
               && execution.executionId() > latest) {
             latest = execution.executionId();
-            String value = store.executionMetrics(execution.executionId()).get(metric.accumulatorId()).getOrElse(() -> "-1");
+            String value =
+                store
+                    .executionMetrics(execution.executionId())
+                    .get(metric.accumulatorId())
+                    .getOrElse(() -> "-1");
             rows = Long.parseLong(value.replaceAll("[^0-9]", ""));
           }
         }

@@ -1,11 +1,11 @@
 package io.flightsql.spark;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.AdversarialValues;
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.RowValues;
 import io.flightsql.spark.testing.SparkTestSupport;
 import java.sql.Connection;
@@ -181,7 +181,8 @@ class PushdownInjectionTest {
   }
 
   private static String shorten(String value) {
-    String shown = value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + ")" : value;
+    String shown =
+        value.length() > 40 ? value.substring(0, 40) + "...(" + value.length() + ")" : value;
     return "'" + shown.replace("\0", "\\0") + "'";
   }
 }

@@ -24,13 +24,14 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * One upload of Arrow batches to a Flight SQL server through a single DoPut: either bulk
- * ingestion ({@code CommandStatementIngest}) or a prepared INSERT whose parameters are the rows
- * ({@code CommandPreparedStatementUpdate}). The caller fills the root, calls {@link #sendBatch()}
- * for each batch, and {@link #finish()} at the end; or {@link #abort} to cancel the upload.
+ * One upload of Arrow batches to a Flight SQL server through a single DoPut: either bulk ingestion
+ * ({@code CommandStatementIngest}) or a prepared INSERT whose parameters are the rows ({@code
+ * CommandPreparedStatementUpdate}). The caller fills the root, calls {@link #sendBatch()} for each
+ * batch, and {@link #finish()} at the end; or {@link #abort} to cancel the upload.
  *
- * <p>Sending waits, parked, until gRPC is ready for more, and each batch is serialized before {@link #sendBatch()} returns, so the
- * caller may refill the root at once and memory stays bounded by about one batch in flight.
+ * <p>Sending waits, parked, until gRPC is ready for more, and each batch is serialized before
+ * {@link #sendBatch()} returns, so the caller may refill the root at once and memory stays bounded
+ * by about one batch in flight.
  */
 public final class DoPutUpload implements AutoCloseable {
   private final FlightSqlClientWithOptions client;
@@ -81,7 +82,10 @@ public final class DoPutUpload implements AutoCloseable {
         TableDefinitionOptions.TableNotExistOption ifNotExist,
         TableDefinitionOptions.TableExistsOption ifExists) {
       this.options =
-          TableDefinitionOptions.newBuilder().setIfNotExist(ifNotExist).setIfExists(ifExists).build();
+          TableDefinitionOptions.newBuilder()
+              .setIfNotExist(ifNotExist)
+              .setIfExists(ifExists)
+              .build();
     }
   }
 
@@ -199,7 +203,9 @@ public final class DoPutUpload implements AutoCloseable {
       throw FlightErrors.rpcFailed(
           rpc,
           server,
-          cause instanceof RuntimeException ? (RuntimeException) cause : new IllegalStateException(cause));
+          cause instanceof RuntimeException
+              ? (RuntimeException) cause
+              : new IllegalStateException(cause));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw FlightErrors.rpcFailed(rpc, server, new IllegalStateException("interrupted", e));

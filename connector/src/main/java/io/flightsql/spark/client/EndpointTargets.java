@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Where to read a FlightEndpoint from. An endpoint without locations, or with Flight's
- * "reuse this connection" location, is read from the server the query was sent to; otherwise its
- * locations are tried in order.
+ * Where to read a FlightEndpoint from. An endpoint without locations, or with Flight's "reuse this
+ * connection" location, is read from the server the query was sent to; otherwise its locations are
+ * tried in order.
  */
 public final class EndpointTargets {
   static final String REUSE_CONNECTION_SCHEME = "arrow-flight-reuse-connection";

@@ -79,8 +79,8 @@ public final class FlightSqlSession implements AutoCloseable {
   /**
    * Whether the server's session now has options {@code catalog} and {@code schema} as its
    * defaults: true when neither is set, or when SetSessionOptions accepted them (or a session
-   * continued from the driver's did). False when the server does not implement SetSessionOptions
-   * or does not know the options; the caller then qualifies names itself.
+   * continued from the driver's did). False when the server does not implement SetSessionOptions or
+   * does not know the options; the caller then qualifies names itself.
    */
   public boolean sessionHasDefaults() {
     sql(server);
@@ -227,7 +227,9 @@ public final class FlightSqlSession implements AutoCloseable {
                     && (table.catalog() == null || table.catalog().equals(t.catalog())));
   }
 
-  /** The tables whose names start with {@code prefix}, in the catalog and schema of {@code place}. */
+  /**
+   * The tables whose names start with {@code prefix}, in the catalog and schema of {@code place}.
+   */
   public List<TableRef> tablesStartingWith(TableRef place, String prefix) {
     List<TableRef> out = new ArrayList<>();
     for (TableRef t : tables(place.catalog(), place.schema(), prefix, true)) {
@@ -291,7 +293,9 @@ public final class FlightSqlSession implements AutoCloseable {
     return value == null ? null : value.toString();
   }
 
-  /** Runs a statement that returns no rows (CommandStatementUpdate), inside a transaction or not. */
+  /**
+   * Runs a statement that returns no rows (CommandStatementUpdate), inside a transaction or not.
+   */
   public long executeUpdate(String statement, byte[] transactionId) {
     try {
       return sql(server).executeUpdate(statement, transactionId);
@@ -365,9 +369,7 @@ public final class FlightSqlSession implements AutoCloseable {
         FlightStream stream = sql(target).getStream(ticket);
         if (failure != null) {
           LOG.warn(
-              "Reading from {} after an earlier location failed: {}",
-              target,
-              failure.getMessage());
+              "Reading from {} after an earlier location failed: {}", target, failure.getMessage());
         }
         return stream;
       } catch (RuntimeException e) {
@@ -403,7 +405,8 @@ public final class FlightSqlSession implements AutoCloseable {
     return client;
   }
 
-  private static FlightSqlConnectorException failed(String rpc, FlightUri target, RuntimeException e) {
+  private static FlightSqlConnectorException failed(
+      String rpc, FlightUri target, RuntimeException e) {
     if (e instanceof FlightRuntimeException
         && ((FlightRuntimeException) e).status().code() == FlightStatusCode.UNAVAILABLE) {
       FlightChannels.resetBackoff(target);

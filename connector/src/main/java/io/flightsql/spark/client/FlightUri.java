@@ -57,7 +57,9 @@ public final class FlightUri implements Serializable {
         break;
       default:
         throw new IllegalArgumentException(
-            scheme.isEmpty() ? "the scheme is missing" : "scheme '" + scheme + "' is not supported");
+            scheme.isEmpty()
+                ? "the scheme is missing"
+                : "scheme '" + scheme + "' is not supported");
     }
     if (uri.getRawUserInfo() != null) {
       throw new IllegalArgumentException(

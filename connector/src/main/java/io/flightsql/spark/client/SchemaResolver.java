@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Finds a query's result schema by trying several ways in order and stopping at the first that
- * gives one. Servers differ: some implement GetSchema, some only describe prepared statements,
- * some put the schema in FlightInfo, and some only send it at the head of the data stream.
+ * gives one. Servers differ: some implement GetSchema, some only describe prepared statements, some
+ * put the schema in FlightInfo, and some only send it at the head of the data stream.
  */
 public final class SchemaResolver {
   private static final Logger LOG = LoggerFactory.getLogger(SchemaResolver.class);
@@ -29,9 +29,9 @@ public final class SchemaResolver {
   private SchemaResolver() {}
 
   /**
-   * Tries each source in order. A source that has no schema, or that the server does not
-   * implement, passes to the next; a failure no other source can avoid (the query is rejected, the
-   * server is unreachable, the caller is not authenticated) ends the search at once.
+   * Tries each source in order. A source that has no schema, or that the server does not implement,
+   * passes to the next; a failure no other source can avoid (the query is rejected, the server is
+   * unreachable, the caller is not authenticated) ends the search at once.
    *
    * @throws FlightSqlConnectorException the first failure that is not "unimplemented" (the most
    *     telling one, e.g. the server's syntax error), with the others attached as suppressed

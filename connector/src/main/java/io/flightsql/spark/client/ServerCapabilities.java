@@ -6,8 +6,8 @@ import org.apache.arrow.flight.sql.impl.FlightSql.SqlInfo;
 
 /**
  * What a server says it can do (GetSqlInfo), as far as writes need to know. Immutable and
- * Serializable: read once on the driver and shipped with the write to executors. A server that
- * does not answer GetSqlInfo is taken to have no transactions and unknown bulk ingestion.
+ * Serializable: read once on the driver and shipped with the write to executors. A server that does
+ * not answer GetSqlInfo is taken to have no transactions and unknown bulk ingestion.
  */
 public final class ServerCapabilities implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -22,10 +22,15 @@ public final class ServerCapabilities implements Serializable {
       SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED.getNumber();
   static final int SQL_IDENTIFIER_QUOTE_CHAR = SqlInfo.SQL_IDENTIFIER_QUOTE_CHAR.getNumber();
 
-  /** Transactions, as FLIGHT_SQL_SERVER_TRANSACTION's enum says: 0 none, 1 transactions, 2 + savepoints. */
+  /**
+   * Transactions, as FLIGHT_SQL_SERVER_TRANSACTION's enum says: 0 none, 1 transactions, 2 +
+   * savepoints.
+   */
   private final boolean transactions;
+
   /** Null when the server did not say. */
   private final Boolean bulkIngestion;
+
   private final boolean ingestTransactions;
   private final String identifierQuote;
   private final String serverName;

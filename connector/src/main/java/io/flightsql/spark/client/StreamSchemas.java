@@ -11,8 +11,8 @@ import org.apache.arrow.vector.util.DictionaryUtility;
 
 /**
  * The schema of a stream as the server described it. A stream's root holds dictionary-encoded
- * columns as their index vectors, so its fields carry the index type; GetSchema and FlightInfo
- * (and so the planned Spark schema) carry the value type.
+ * columns as their index vectors, so its fields carry the index type; GetSchema and FlightInfo (and
+ * so the planned Spark schema) carry the value type.
  */
 public final class StreamSchemas {
   private StreamSchemas() {}

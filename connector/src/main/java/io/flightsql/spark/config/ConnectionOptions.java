@@ -4,9 +4,8 @@ import io.flightsql.spark.client.FlightUri;
 import java.time.Duration;
 
 /**
- * The options of scope {@link OptionScope#CONNECTION}: how to reach the server and who to be
- * there, for every read and write. {@link ConnectionSettingsReader} turns them into the client's
- * settings.
+ * The options of scope {@link OptionScope#CONNECTION}: how to reach the server and who to be there,
+ * for every read and write. {@link ConnectionSettingsReader} turns them into the client's settings.
  */
 public final class ConnectionOptions {
   private ConnectionOptions() {}

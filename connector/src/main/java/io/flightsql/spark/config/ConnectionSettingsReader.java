@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the connection options shared by reads and writes (address, credentials, TLS, headers,
- * timeouts, session defaults; see {@link ConnectionOptions}) into {@link ConnectionSettings}. Runs on the driver: the files named
- * by options are read here, and their contents travel with the job.
+ * timeouts, session defaults; see {@link ConnectionOptions}) into {@link ConnectionSettings}. Runs
+ * on the driver: the files named by options are read here, and their contents travel with the job.
  */
 final class ConnectionSettingsReader {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionSettingsReader.class);
@@ -129,8 +129,7 @@ final class ConnectionSettingsReader {
   }
 
   private static void headers(OptionReader reader, ConnectionSettings.Builder settings) {
-    for (Map.Entry<String, String> header :
-        reader.withPrefix(HEADER_PREFIX).entrySet()) {
+    for (Map.Entry<String, String> header : reader.withPrefix(HEADER_PREFIX).entrySet()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
       String option = HEADER_PREFIX + header.getKey();
       if (!HEADER_NAME.matcher(name).matches()) {

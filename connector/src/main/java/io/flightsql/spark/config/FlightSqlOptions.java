@@ -13,23 +13,22 @@ import java.util.TreeSet;
 /**
  * The registry of every option the connector understands, declared by scope in {@link
  * ConnectionOptions}, {@link ReadOptions}, {@link WriteOptions} and {@link ReadWriteOptions} and
- * listed here in documentation order. {@code docs/configuration.md} is generated from this list
- * (by a test, {@code ConfigurationDocsTest}, that also keeps the committed file equal to it), and
+ * listed here in documentation order. {@code docs/configuration.md} is generated from this list (by
+ * a test, {@code ConfigurationDocsTest}, that also keeps the committed file equal to it), and
  * {@link UnknownOptions} warns of any name outside it.
  *
  * <p>Where the values come from, and which source wins, is {@link OptionSources}' business.
  */
 public final class FlightSqlOptions {
   /**
-   * The option through which the connector's own nested append finds the plan of its write
-   * ({@code write.WritePlan}); set by the connector, never by users.
+   * The option through which the connector's own nested append finds the plan of its write ({@code
+   * write.WritePlan}); set by the connector, never by users.
    */
   public static final String WRITE_PLAN_OPTION = "__flightsql_write_plan";
 
   /** Options Spark itself adds, or that the connector passes to itself: known, not documented. */
   private static final Set<String> PASSED_THROUGH =
-      Collections.unmodifiableSet(
-          new TreeSet<>(Arrays.asList("path", "paths", WRITE_PLAN_OPTION)));
+      Collections.unmodifiableSet(new TreeSet<>(Arrays.asList("path", "paths", WRITE_PLAN_OPTION)));
 
   private static final List<OptionSpec<?>> ALL =
       Collections.unmodifiableList(

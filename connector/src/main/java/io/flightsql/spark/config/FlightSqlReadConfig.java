@@ -105,10 +105,10 @@ public final class FlightSqlReadConfig implements Serializable {
   }
 
   /**
-   * The SQL sent to the server by a session that could, or could not, make options {@code
-   * catalog} and {@code schema} its defaults (SetSessionOptions). Where it could not, an
-   * unqualified {@code dbtable} is qualified with them (see {@link #table(boolean)}); a {@code
-   * query} is sent as written.
+   * The SQL sent to the server by a session that could, or could not, make options {@code catalog}
+   * and {@code schema} its defaults (SetSessionOptions). Where it could not, an unqualified {@code
+   * dbtable} is qualified with them (see {@link #table(boolean)}); a {@code query} is sent as
+   * written.
    */
   public String query(boolean sessionHasDefaults) {
     return table == null ? query : "SELECT * FROM " + table(sessionHasDefaults).get();

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The validated options of one write, built on the driver and shipped to executors with the
- * writer factory. Immutable. Its connection settings hold secrets, which {@link #toString()} does
- * not show.
+ * The validated options of one write, built on the driver and shipped to executors with the writer
+ * factory. Immutable. Its connection settings hold secrets, which {@link #toString()} does not
+ * show.
  */
 public final class FlightSqlWriteConfig implements Serializable {
   private static final long serialVersionUID = 1L;

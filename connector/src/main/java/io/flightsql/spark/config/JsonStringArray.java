@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * The value of option {@code predicates}: exactly one JSON array of strings, each a non-blank SQL
  * condition. JSON, rather than one condition per line or a separator, because conditions may hold
- * any character (string literals with commas, newlines or semicolons), and JSON's escapes are
- * known to every caller. A parser of its own, as small as the one form it reads, keeps the
- * connector free of a JSON library.
+ * any character (string literals with commas, newlines or semicolons), and JSON's escapes are known
+ * to every caller. A parser of its own, as small as the one form it reads, keeps the connector free
+ * of a JSON library.
  */
 final class JsonStringArray {
   private final String text;

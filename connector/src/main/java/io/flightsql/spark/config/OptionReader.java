@@ -38,8 +38,8 @@ public final class OptionReader {
   }
 
   /**
-   * The options whose names start with {@code prefix} (e.g. {@code header.}), by the rest of
-   * their names (lower case), with their values untrimmed.
+   * The options whose names start with {@code prefix} (e.g. {@code header.}), by the rest of their
+   * names (lower case), with their values untrimmed.
    */
   public Map<String, String> withPrefix(String prefix) {
     Map<String, String> out = new TreeMap<>();

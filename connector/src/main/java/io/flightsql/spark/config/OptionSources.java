@@ -22,8 +22,8 @@ import java.util.Set;
  *
  * <p>A source higher in the list wins, for each name (matched case-insensitively) it gives, even
  * with a blank value, which then means "unset" and falls through to the default. Catalog
- * properties, when the connector has a catalog, will come between the session configuration and
- * the default.
+ * properties, when the connector has a catalog, will come between the session configuration and the
+ * default.
  *
  * <p>Spark-free: the data source hands in the session configuration as a map.
  */

@@ -26,8 +26,8 @@ public final class OptionSpec<T> {
   @FunctionalInterface
   interface Parser<T> {
     /**
-     * @throws IllegalArgumentException when the text is not a value of the option; its message,
-     *     if any, says why and becomes the parenthesised reason of the error naming the option
+     * @throws IllegalArgumentException when the text is not a value of the option; its message, if
+     *     any, says why and becomes the parenthesised reason of the error naming the option
      */
     T parse(String text);
   }
@@ -123,8 +123,8 @@ public final class OptionSpec<T> {
   }
 
   /**
-   * The error for a value that does not have the option's form, with {@code why} (may be null)
-   * in parentheses; never shows a secret value, nor credentials in a URI.
+   * The error for a value that does not have the option's form, with {@code why} (may be null) in
+   * parentheses; never shows a secret value, nor credentials in a URI.
    */
   public IllegalArgumentException invalid(String value, String why) {
     String shown = secret ? "*****" : FlightUri.redact(value);
@@ -139,8 +139,8 @@ public final class OptionSpec<T> {
   }
 
   /**
-   * An option being declared; {@link #description(String)} finishes it. Obtained from the
-   * factories of {@link OptionTypes}.
+   * An option being declared; {@link #description(String)} finishes it. Obtained from the factories
+   * of {@link OptionTypes}.
    */
   static final class Builder<T> {
     private final String name;

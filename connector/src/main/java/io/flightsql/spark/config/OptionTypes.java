@@ -12,9 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The kinds of option values the connector takes, each a factory of {@link OptionSpec.Builder}
- * with its parser, the way it prints a value back, and, for choices, the allowed values from
- * which the expected form is written.
+ * The kinds of option values the connector takes, each a factory of {@link OptionSpec.Builder} with
+ * its parser, the way it prints a value back, and, for choices, the allowed values from which the
+ * expected form is written.
  */
 final class OptionTypes {
   private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)");
@@ -35,8 +35,7 @@ final class OptionTypes {
       OptionScope scope,
       OptionSpec.Parser<T> parser,
       Function<T, String> formatter) {
-    return new OptionSpec.Builder<>(
-        name, form, parser, formatter, Collections.emptyList(), scope);
+    return new OptionSpec.Builder<>(name, form, parser, formatter, Collections.emptyList(), scope);
   }
 
   /** A Flight SQL server's address; the reason of a refusal is {@link FlightUri#parse}'s. */
@@ -114,11 +113,7 @@ final class OptionTypes {
   /** A whole number from 1 to {@link Integer#MAX_VALUE}. */
   static OptionSpec.Builder<Integer> positiveInt(String name, String form, OptionScope scope) {
     return custom(
-        name,
-        form,
-        scope,
-        text -> (int) positive(text, Integer.MAX_VALUE),
-        String::valueOf);
+        name, form, scope, text -> (int) positive(text, Integer.MAX_VALUE), String::valueOf);
   }
 
   /** A whole number from 1 to {@link Long#MAX_VALUE}. */

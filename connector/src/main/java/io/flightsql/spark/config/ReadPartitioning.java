@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * How a read asks to be split by the client, as its options say: not at all (the server's
- * endpoints are the partitions), by ranges of a column ({@code partitionColumn}, {@code
- * lowerBound}, {@code upperBound}, {@code numPartitions}), or by a list of WHERE clauses ({@code
- * predicates}). Immutable and Serializable. The bounds stay text here: their type is the partition
- * column's, which only the read's schema tells (see {@code sql.ColumnPartitioning}).
+ * How a read asks to be split by the client, as its options say: not at all (the server's endpoints
+ * are the partitions), by ranges of a column ({@code partitionColumn}, {@code lowerBound}, {@code
+ * upperBound}, {@code numPartitions}), or by a list of WHERE clauses ({@code predicates}).
+ * Immutable and Serializable. The bounds stay text here: their type is the partition column's,
+ * which only the read's schema tells (see {@code sql.ColumnPartitioning}).
  */
 public final class ReadPartitioning implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -25,7 +25,11 @@ public final class ReadPartitioning implements Serializable {
   private final ArrayList<String> predicates;
 
   private ReadPartitioning(
-      String column, String lowerBound, String upperBound, int numPartitions, List<String> predicates) {
+      String column,
+      String lowerBound,
+      String upperBound,
+      int numPartitions,
+      List<String> predicates) {
     this.column = column;
     this.lowerBound = lowerBound;
     this.upperBound = upperBound;

@@ -14,7 +14,9 @@ public final class ReadWriteOptions {
 
   public static final OptionSpec<String> DBTABLE =
       OptionTypes.text(
-              "dbtable", "a table name, optionally qualified and quoted in the server's dialect", SCOPE)
+              "dbtable",
+              "a table name, optionally qualified and quoted in the server's dialect",
+              SCOPE)
           .description(
               "The table to read, as it would appear in a FROM clause (it is read with"
                   + " `SELECT * FROM <dbtable>`); exactly one of `query` and `dbtable` is required"

@@ -8,10 +8,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warns, on the driver, of options the connector does not know, which it would otherwise ignore
- * in silence: a misspelt {@code partitionColum} reads the whole table in one partition. Only a
- * warning, never an error, since Spark passes options of its own along with the connector's.
- * Names the option and the closest known one; never the value, which may be a secret.
+ * Warns, on the driver, of options the connector does not know, which it would otherwise ignore in
+ * silence: a misspelt {@code partitionColum} reads the whole table in one partition. Only a
+ * warning, never an error, since Spark passes options of its own along with the connector's. Names
+ * the option and the closest known one; never the value, which may be a secret.
  */
 final class UnknownOptions {
   private static final Logger LOG = LoggerFactory.getLogger(UnknownOptions.class);
@@ -19,9 +19,9 @@ final class UnknownOptions {
   private UnknownOptions() {}
 
   /**
-   * Logs one warning for each unknown name among {@code options}' keys, in name order. The words
-   * do not say whether a read or a write ignores it: Spark builds the table of a write as it would
-   * a read's before it writes, so both may warn of the same name.
+   * Logs one warning for each unknown name among {@code options}' keys, in name order. The words do
+   * not say whether a read or a write ignores it: Spark builds the table of a write as it would a
+   * read's before it writes, so both may warn of the same name.
    */
   static void warn(Map<String, String> options) {
     for (String name : new TreeSet<>(options.keySet())) {

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The queries of a read that the client splits ({@code partitionColumn} or {@code predicates}):
- * finds the partition column in the read's schema as Spark resolves names, and turns its ranges
- * or the given conditions into one query per partition. Driver only.
+ * finds the partition column in the read's schema as Spark resolves names, and turns its ranges or
+ * the given conditions into one query per partition. Driver only.
  */
 final class ClientPartitions {
   private static final Logger LOG = LoggerFactory.getLogger(ClientPartitions.class);
@@ -80,8 +80,8 @@ final class ClientPartitions {
 
   /**
    * The field named by option {@code partitionColumn}: its name as Spark matches names (case
-   * insensitively unless {@code spark.sql.caseSensitive}), or that name in the server's quotes,
-   * as Spark's JDBC source also accepts.
+   * insensitively unless {@code spark.sql.caseSensitive}), or that name in the server's quotes, as
+   * Spark's JDBC source also accepts.
    */
   private static StructField resolve(String name, StructType schema, String quote) {
     boolean caseSensitive = SQLConf.get().caseSensitiveAnalysis();

@@ -1,16 +1,16 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.metrics.BytesReceivedMetric;
-import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.InsecureLocationException;
 import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.metrics.BytesReceivedMetric;
+import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
-import io.flightsql.spark.client.FlightUri;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -34,11 +34,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Streams a partition into Spark as ColumnarBatches. Runs on an executor. A server endpoint is one
  * stream (DoGet of its ticket); a client-side partition runs its own query (GetFlightInfo) and
- * reads each of its endpoints in turn, one stream open at a time, each closed once read. The
- * column vectors are built when a stream's vectors first appear (each stream has its own vectors
- * and dictionaries) and each new Arrow record batch only re-points them and sets the row count.
- * Owns the session (and so the allocator) of the partition, released in {@link #close()}. Reports
- * the rows and Arrow bytes received as Spark custom metrics.
+ * reads each of its endpoints in turn, one stream open at a time, each closed once read. The column
+ * vectors are built when a stream's vectors first appear (each stream has its own vectors and
+ * dictionaries) and each new Arrow record batch only re-points them and sets the row count. Owns
+ * the session (and so the allocator) of the partition, released in {@link #close()}. Reports the
+ * rows and Arrow bytes received as Spark custom metrics.
  */
 final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlPartitionReader.class);
@@ -47,12 +47,16 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private final FlightSqlReadConfig config;
   private final StructType schema;
   private final FlightSqlSession session;
+
   /** The endpoints of a client-side partition's query not opened yet. */
   private final Deque<FlightEndpoint> pending = new ArrayDeque<>();
+
   /** The open stream, or null once every stream is read. */
   private FlightStream stream;
+
   /** Where {@link #stream} comes from, for error messages. */
   private FlightUri streamTarget;
+
   private int streams;
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
@@ -73,8 +77,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       if (partition.isQuery()) {
         FlightInfo info = session.execute(partition.query());
         pending.addAll(info.getEndpoints());
-        LOG.debug(
-            "Partition {}: its query has {} endpoint(s)", partition.index(), pending.size());
+        LOG.debug("Partition {}: its query has {} endpoint(s)", partition.index(), pending.size());
         openNextEndpoint();
       } else {
         this.streamTarget = partition.targets().get(0);
@@ -123,8 +126,8 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   /**
    * Whether a failed DoGet may be the server refusing a ticket that was already read. Flight leaves
    * it to each server whether a ticket without an expiration time can be read twice, and some
-   * (Arrow's own Java example) drop a statement after its first read; Spark reads a partition
-   * again when it retries a task or samples the input of a sort.
+   * (Arrow's own Java example) drop a statement after its first read; Spark reads a partition again
+   * when it retries a task or samples the input of a sort.
    */
   private static boolean mayBeSpentTicket(FlightSqlConnectorException e) {
     if (e instanceof InsecureLocationException) {
@@ -219,12 +222,12 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return new CustomTaskMetric[] {
-      RowsReceivedMetric.of(rows), BytesReceivedMetric.of(bytes)
-    };
+    return new CustomTaskMetric[] {RowsReceivedMetric.of(rows), BytesReceivedMetric.of(bytes)};
   }
 
-  /** Builds the column vectors for the stream's vectors, after checking they are what was planned. */
+  /**
+   * Builds the column vectors for the stream's vectors, after checking they are what was planned.
+   */
   private void bind(VectorSchemaRoot root) {
     List<Field> fields = root.getSchema().getFields();
     if (fields.size() != schema.size()) {

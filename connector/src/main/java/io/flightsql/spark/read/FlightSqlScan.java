@@ -1,21 +1,21 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.metrics.BytesReceivedMetric;
-import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.metrics.BytesReceivedMetric;
+import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowTypeMapping;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.types.pojo.Schema;
-import java.util.function.Supplier;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;

@@ -67,11 +67,12 @@ final class FlightSqlScanBuilder
   private final FlightSqlReadConfig config;
   private final Set<String> knownComparable;
   private final AtomicReference<QueryDialect> knownDialect;
+
   /**
-   * Whether the read is split on the client into several queries, each selecting part of the
-   * source rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is
-   * computed per query and Spark must finish it, and an offset cannot be pushed at all, as in
-   * Spark's JDBC source with numPartitions > 1.
+   * Whether the read is split on the client into several queries, each selecting part of the source
+   * rows (options partitionColumn/predicates): then an aggregate, a limit or a top-N is computed
+   * per query and Spark must finish it, and an offset cannot be pushed at all, as in Spark's JDBC
+   * source with numPartitions > 1.
    */
   private final boolean clientPartitioned;
 
@@ -94,8 +95,8 @@ final class FlightSqlScanBuilder
   /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server when needed
-   * @param knownDialect the table's dialect once a scan builder found it, shared by the builders
-   *     of one table
+   * @param knownDialect the table's dialect once a scan builder found it, shared by the builders of
+   *     one table
    */
   FlightSqlScanBuilder(
       StructType schema,
@@ -248,7 +249,8 @@ final class FlightSqlScanBuilder
     // computing it, or refuses it; either way before Spark relies on it.
     String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
     StructType result;
-    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "aggregate-schema")) {
+    try (FlightSqlSession session =
+        FlightSqlSession.open(config.connection(), "aggregate-schema")) {
       Schema arrow = session.resultSchema(probe);
       result = ArrowTypeMapping.toSparkSchema(arrow, config.typeOptions());
       if (result.size() != select.size()
@@ -361,8 +363,8 @@ final class FlightSqlScanBuilder
 
   /**
    * The aggregate functions of an aggregation. Spark 4's Aggregation is a Java record, which code
-   * compiled for Java 11 (for Spark 3.5 clusters) cannot call directly; Spark 3.5's is a class
-   * with the same accessor, so the call goes through reflection on whichever is loaded.
+   * compiled for Java 11 (for Spark 3.5 clusters) cannot call directly; Spark 3.5's is a class with
+   * the same accessor, so the call goes through reflection on whichever is loaded.
    */
   private static AggregateFunc[] functions(Aggregation aggregation) {
     return (AggregateFunc[]) accessor(aggregation, "aggregateExpressions");
@@ -422,8 +424,8 @@ final class FlightSqlScanBuilder
   }
 
   /**
-   * The columns Spark needs, each with its whole type (nested fields are not pruned on the
-   * server); when Spark needs none, the narrowest one, since a result has at least one column.
+   * The columns Spark needs, each with its whole type (nested fields are not pruned on the server);
+   * when Spark needs none, the narrowest one, since a result has at least one column.
    */
   private StructType prunedSchema() {
     if (required == null) {
@@ -431,8 +433,10 @@ final class FlightSqlScanBuilder
     }
     List<StructField> fields = new ArrayList<>();
     for (StructField field : required.fields()) {
-      context.columns.resolve(new String[] {field.name()}).ifPresent(
-          column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
+      context
+          .columns
+          .resolve(new String[] {field.name()})
+          .ifPresent(column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
     }
     if (fields.isEmpty() && schema.size() > 0) {
       StructField narrowest = schema.fields()[0];

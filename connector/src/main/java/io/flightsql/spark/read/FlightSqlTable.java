@@ -28,7 +28,8 @@ public final class FlightSqlTable implements SupportsRead {
    * @param comparableColumns the columns whose values the server compares as Spark does (see
    *     ComparableColumns), or null when the table was not built from the server's Arrow schema
    */
-  public FlightSqlTable(StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
+  public FlightSqlTable(
+      StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
     this.schema = schema;
     this.config = config;
     this.comparableColumns = comparableColumns;

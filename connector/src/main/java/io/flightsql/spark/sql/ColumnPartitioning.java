@@ -47,7 +47,8 @@ public final class ColumnPartitioning {
   private final int requested;
   private final List<String> clauses;
 
-  private ColumnPartitioning(long lowerBound, long upperBound, int requested, List<String> clauses) {
+  private ColumnPartitioning(
+      long lowerBound, long upperBound, int requested, List<String> clauses) {
     this.lowerBound = lowerBound;
     this.upperBound = upperBound;
     this.requested = requested;
@@ -59,8 +60,8 @@ public final class ColumnPartitioning {
    *
    * @param quotedColumn the column as it goes into SQL, already quoted
    * @param zone the zone of timestamp bounds written without an offset (the session time zone)
-   * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as
-   *     the column's kind, or a lower bound above the upper one
+   * @throws IllegalArgumentException naming the option at fault: a bound that does not parse as the
+   *     column's kind, or a lower bound above the upper one
    */
   public static ColumnPartitioning plan(
       String quotedColumn,
@@ -70,8 +71,7 @@ public final class ColumnPartitioning {
       int numPartitions,
       ZoneId zone) {
     if (numPartitions < 1) {
-      throw OptionReader.invalid(
-          ReadOptions.NUM_PARTITIONS, Integer.toString(numPartitions), null);
+      throw OptionReader.invalid(ReadOptions.NUM_PARTITIONS, Integer.toString(numPartitions), null);
     }
     long lower = parseBound(ReadOptions.LOWER_BOUND, lowerText, kind, zone);
     long upper = parseBound(ReadOptions.UPPER_BOUND, upperText, kind, zone);

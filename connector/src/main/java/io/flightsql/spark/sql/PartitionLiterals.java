@@ -8,11 +8,11 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * The SQL literals of partition bounds, in one place so that a server's dialect can take over
- * their rendering. Standard SQL typed literals: whole numbers as they are, {@code DATE
- * 'yyyy-MM-dd'}, {@code TIMESTAMP 'yyyy-MM-dd HH:mm:ss.ffffff'} for timestamps without a time
- * zone, and {@code TIMESTAMP WITH TIME ZONE '... +00:00'} for instants, which names the offset
- * so that the server's own time zone setting cannot shift the bound.
+ * The SQL literals of partition bounds, in one place so that a server's dialect can take over their
+ * rendering. Standard SQL typed literals: whole numbers as they are, {@code DATE 'yyyy-MM-dd'},
+ * {@code TIMESTAMP 'yyyy-MM-dd HH:mm:ss.ffffff'} for timestamps without a time zone, and {@code
+ * TIMESTAMP WITH TIME ZONE '... +00:00'} for instants, which names the offset so that the server's
+ * own time zone setting cannot shift the bound.
  */
 public final class PartitionLiterals {
   private static final DateTimeFormatter MICROS =
@@ -20,7 +20,9 @@ public final class PartitionLiterals {
 
   private PartitionLiterals() {}
 
-  /** A bound of a partition column of kind {@code kind}, held as {@link ColumnPartitioning} does. */
+  /**
+   * A bound of a partition column of kind {@code kind}, held as {@link ColumnPartitioning} does.
+   */
   public static String literal(ColumnPartitioning.ColumnKind kind, long value) {
     switch (kind) {
       case NUMBER:
@@ -38,7 +40,8 @@ public final class PartitionLiterals {
 
   private static LocalDateTime utc(long micros) {
     Instant instant =
-        Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+        Instant.ofEpochSecond(
+            Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
     return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
   }
 }

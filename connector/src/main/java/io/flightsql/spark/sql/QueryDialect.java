@@ -29,16 +29,15 @@ import org.apache.spark.sql.types.TimestampType;
 
 /**
  * The SQL the connector writes for a server when it reads: quoted identifiers, literals, and the
- * clauses that limit and skip rows. Each method answers empty for what this dialect cannot write
- * so that the server computes exactly what Spark would; the caller then leaves that work to Spark.
+ * clauses that limit and skip rows. Each method answers empty for what this dialect cannot write so
+ * that the server computes exactly what Spark would; the caller then leaves that work to Spark.
  * Immutable and Serializable (it is chosen on the driver).
  *
- * <p>The rules that keep values from being read as SQL: a string literal is written between
- * single quotes with each single quote doubled, and never with a backslash escape; a string that
- * holds a NUL, a lone UTF-16 surrogate, or (where the dialect may read backslashes as escapes) a
- * backslash is not written at all. An identifier is written between the server's quote
- * characters with each quote character inside doubled; one holding a NUL or a lone surrogate is
- * not written.
+ * <p>The rules that keep values from being read as SQL: a string literal is written between single
+ * quotes with each single quote doubled, and never with a backslash escape; a string that holds a
+ * NUL, a lone UTF-16 surrogate, or (where the dialect may read backslashes as escapes) a backslash
+ * is not written at all. An identifier is written between the server's quote characters with each
+ * quote character inside doubled; one holding a NUL or a lone surrogate is not written.
  */
 public final class QueryDialect implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -98,10 +97,10 @@ public final class QueryDialect implements Serializable {
 
   /**
    * A literal of Spark type {@code type} holding {@code value} (in Spark's internal form: {@code
-   * UTF8String} or {@code String}, {@link Decimal} or {@link BigDecimal}, days since the epoch
-   * for a date, microseconds since the epoch for timestamps, {@code byte[]} for binary), or empty
-   * when this dialect cannot write it so that the server compares it exactly as Spark does. A null
-   * value is {@code NULL}.
+   * UTF8String} or {@code String}, {@link Decimal} or {@link BigDecimal}, days since the epoch for
+   * a date, microseconds since the epoch for timestamps, {@code byte[]} for binary), or empty when
+   * this dialect cannot write it so that the server compares it exactly as Spark does. A null value
+   * is {@code NULL}.
    */
   public Optional<String> literal(Object value, DataType type) {
     if (value == null) {
@@ -429,8 +428,8 @@ public final class QueryDialect implements Serializable {
   }
 
   /**
-   * Whether text can travel inside quotes: no NUL (C-based servers end the statement there) and
-   * no lone surrogate (it has no UTF-8 form, so the server would see another string).
+   * Whether text can travel inside quotes: no NUL (C-based servers end the statement there) and no
+   * lone surrogate (it has no UTF-8 form, so the server would see another string).
    */
   static boolean safeText(String s) {
     if (s.indexOf('\0') >= 0) {

@@ -23,10 +23,9 @@ import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
 /**
- * The SQL the connector writes for a server: the column types of a CREATE TABLE, and the
- * statements around a write (INSERT, DELETE, DROP). Identifiers are quoted with the server's quote
- * character (GetSqlInfo), doubled inside. Chosen by option {@code dialect}, or from the server's
- * name.
+ * The SQL the connector writes for a server: the column types of a CREATE TABLE, and the statements
+ * around a write (INSERT, DELETE, DROP). Identifiers are quoted with the server's quote character
+ * (GetSqlInfo), doubled inside. Chosen by option {@code dialect}, or from the server's name.
  */
 public enum SqlDialect {
   /** ANSI SQL types, for servers the connector does not know. */
@@ -179,7 +178,11 @@ public enum SqlDialect {
       return "DOUBLE PRECISION";
     }
     if (type instanceof DecimalType) {
-      return "DECIMAL(" + ((DecimalType) type).precision() + ", " + ((DecimalType) type).scale() + ")";
+      return "DECIMAL("
+          + ((DecimalType) type).precision()
+          + ", "
+          + ((DecimalType) type).scale()
+          + ")";
     }
     if (type instanceof StringType) {
       // MySQL's VARCHAR needs a length; its TEXT types do not.
@@ -287,7 +290,11 @@ public enum SqlDialect {
       return "DOUBLE";
     }
     if (type instanceof DecimalType && ((DecimalType) type).precision() <= 31) {
-      return "DECIMAL(" + ((DecimalType) type).precision() + ", " + ((DecimalType) type).scale() + ")";
+      return "DECIMAL("
+          + ((DecimalType) type).precision()
+          + ", "
+          + ((DecimalType) type).scale()
+          + ")";
     }
     if (type instanceof StringType) {
       return "VARCHAR(32672)";

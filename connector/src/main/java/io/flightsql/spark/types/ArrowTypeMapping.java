@@ -141,8 +141,8 @@ public final class ArrowTypeMapping {
   }
 
   /**
-   * Whether a decimal has more digits than Spark's 38, once a negative scale (allowed in Arrow)
-   * is written out as zeros.
+   * Whether a decimal has more digits than Spark's 38, once a negative scale (allowed in Arrow) is
+   * written out as zeros.
    */
   static boolean decimalOverflows(ArrowType.Decimal decimal) {
     return sparkDecimalPrecision(decimal) > MAX_DECIMAL_PRECISION;
@@ -172,7 +172,9 @@ public final class ArrowTypeMapping {
         return integer((ArrowType.Int) type);
       case FloatingPoint:
         FloatingPointPrecision precision = ((ArrowType.FloatingPoint) type).getPrecision();
-        return precision == FloatingPointPrecision.DOUBLE ? DataTypes.DoubleType : DataTypes.FloatType;
+        return precision == FloatingPointPrecision.DOUBLE
+            ? DataTypes.DoubleType
+            : DataTypes.FloatType;
       case Decimal:
         return decimal(field, path, (ArrowType.Decimal) type, options);
       case Utf8:
@@ -275,7 +277,8 @@ public final class ArrowTypeMapping {
       case STRING:
         return DataTypes.StringType;
       case NULL:
-        return DataTypes.createDecimalType(MAX_DECIMAL_PRECISION, Math.min(scale, MAX_DECIMAL_PRECISION));
+        return DataTypes.createDecimalType(
+            MAX_DECIMAL_PRECISION, Math.min(scale, MAX_DECIMAL_PRECISION));
       default:
         throw unsupported(
             field,
@@ -317,9 +320,9 @@ public final class ArrowTypeMapping {
   }
 
   /**
-   * A union reads as its members' one type when every member but NULL has it (arrow-go sends a
-   * bare NULL as a union of null and the column's type). Spark has no union type, so any other
-   * union is refused.
+   * A union reads as its members' one type when every member but NULL has it (arrow-go sends a bare
+   * NULL as a union of null and the column's type). Spark has no union type, so any other union is
+   * refused.
    */
   private static DataType union(Field field, String path, TypeMappingOptions options) {
     DataType common = null;
@@ -397,7 +400,6 @@ public final class ArrowTypeMapping {
         || type instanceof TimestampNTZType;
   }
 
-
   private static UnsupportedArrowTypeException unsupported(
       Field field, String path, String why, String whatToDo) {
     return new UnsupportedArrowTypeException(
@@ -452,7 +454,8 @@ public final class ArrowTypeMapping {
       ArrayType array = (ArrayType) type;
       Field element =
           toArrowField("element", array.elementType(), array.containsNull(), path + ".element");
-      return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null), List.of(element));
+      return new Field(
+          name, new FieldType(nullable, ArrowType.List.INSTANCE, null), List.of(element));
     }
     if (type instanceof StructType) {
       List<Field> children = new ArrayList<>();
@@ -470,8 +473,11 @@ public final class ArrowTypeMapping {
           toArrowField("value", map.valueType(), map.valueContainsNull(), path + ".value");
       Field entries =
           new Field(
-              "entries", new FieldType(false, ArrowType.Struct.INSTANCE, null), List.of(key, value));
-      return new Field(name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
+              "entries",
+              new FieldType(false, ArrowType.Struct.INSTANCE, null),
+              List.of(key, value));
+      return new Field(
+          name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
     }
     return new Field(name, new FieldType(nullable, toArrowType(type, path), null), null);
   }

@@ -19,21 +19,27 @@ final class SparkTimeType {
 
   private static boolean exists() {
     try {
-      Class.forName("org.apache.spark.sql.types.TimeType", false, SparkTimeType.class.getClassLoader());
+      Class.forName(
+          "org.apache.spark.sql.types.TimeType", false, SparkTimeType.class.getClassLoader());
       return true;
     } catch (ClassNotFoundException | LinkageError e) {
       return false;
     }
   }
 
-  /** The setting without which Spark refuses TIME columns in a query ({@code UNSUPPORTED_TIME_TYPE}). */
+  /**
+   * The setting without which Spark refuses TIME columns in a query ({@code
+   * UNSUPPORTED_TIME_TYPE}).
+   */
   static final String ENABLED_CONF = "spark.sql.timeType.enabled";
 
   /** Whether the running Spark has a TIME type and the active session allows it. */
   static boolean enabled() {
     return AVAILABLE
         && Boolean.parseBoolean(
-            org.apache.spark.sql.internal.SQLConf.get().getConfString(ENABLED_CONF, "false").trim());
+            org.apache.spark.sql.internal.SQLConf.get()
+                .getConfString(ENABLED_CONF, "false")
+                .trim());
   }
 
   /** TIME with this many fractional digits of a second (0 to 6). */

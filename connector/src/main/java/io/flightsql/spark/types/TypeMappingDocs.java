@@ -23,10 +23,10 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
 /**
- * Renders {@code docs/types.md}. The Spark and Arrow type columns of its tables are not written
- * by hand: each row names an example type and asks {@link ArrowTypeMapping} what it maps to, and
- * each documented error is the message the mapping really raises. A unit test fails when the
- * committed file differs.
+ * Renders {@code docs/types.md}. The Spark and Arrow type columns of its tables are not written by
+ * hand: each row names an example type and asks {@link ArrowTypeMapping} what it maps to, and each
+ * documented error is the message the mapping really raises. A unit test fails when the committed
+ * file differs.
  */
 public final class TypeMappingDocs {
   private static final TypeMappingOptions READ = TypeMappingOptions.defaults().withSparkTime(true);
@@ -107,8 +107,14 @@ public final class TypeMappingDocs {
         "float16",
         new ArrowType.FloatingPoint(FloatingPointPrecision.HALF),
         "every half-precision value exactly");
-    readRow("float32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE), "NaN, ±Infinity and -0.0 kept");
-    readRow("float64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE), "NaN, ±Infinity and -0.0 kept");
+    readRow(
+        "float32",
+        new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE),
+        "NaN, ±Infinity and -0.0 kept");
+    readRow(
+        "float64",
+        new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE),
+        "NaN, ±Infinity and -0.0 kept");
     readRow(
         "decimal128(p, s)",
         new ArrowType.Decimal(20, 4, 128),
@@ -130,12 +136,16 @@ public final class TypeMappingDocs {
         "with `decimalOverflow=null`: DECIMAL(38, min(s, 38)), NULL where a value does not fit;"
             + " by default an error");
     readRow("utf8, large_utf8", ArrowType.Utf8.INSTANCE, "a `UTF8String` over the Arrow buffer");
-    readRow("utf8_view", ArrowType.Utf8View.INSTANCE, "inline and out-of-line views alike, not copied");
+    readRow(
+        "utf8_view", ArrowType.Utf8View.INSTANCE, "inline and out-of-line views alike, not copied");
     readRow("binary, large_binary, binary_view", ArrowType.Binary.INSTANCE, "");
     readRow("fixed_size_binary(n)", new ArrowType.FixedSizeBinary(16), "");
     readRow("null", ArrowType.Null.INSTANCE, "every value NULL");
     readRow("date32", new ArrowType.Date(DateUnit.DAY), "");
-    readRow("date64", new ArrowType.Date(DateUnit.MILLISECOND), "milliseconds to days, rounding towards the past");
+    readRow(
+        "date64",
+        new ArrowType.Date(DateUnit.MILLISECOND),
+        "milliseconds to days, rounding towards the past");
     readRow(
         "timestamp(unit, zone)",
         new ArrowType.Timestamp(TimeUnit.MICROSECOND, "Europe/Paris"),
@@ -238,7 +248,6 @@ public final class TypeMappingDocs {
     readRow(arrow, field("c", example, children), READ, notes);
   }
 
-
   private void options() {
     md.append("## Options that change the mapping\n\n")
         .append("| Option | Values | What it does |\n")
@@ -271,7 +280,8 @@ public final class TypeMappingDocs {
         .append(" an instant\n  stays the same instant, a local date-time the same wall-clock")
         .append(" reading. Seconds and\n  milliseconds are widened to microseconds; a value")
         .append(" outside Spark's range fails the task\n  naming the column.\n")
-        .append("- A time of day of 24:00:00 (which DuckDB allows) fails the task under Spark's TIME")
+        .append(
+            "- A time of day of 24:00:00 (which DuckDB allows) fails the task under Spark's TIME")
         .append(" type, naming the\n  column; read as BIGINT it is 86,400,000,000 microseconds.\n")
         .append("- Strings are not copied or validated: Spark reads the server's UTF-8 bytes as")
         .append(" they are.\n\n");
@@ -282,8 +292,7 @@ public final class TypeMappingDocs {
         .append("Types Spark cannot represent fail while the query is planned, before any task")
         .append(" runs, naming the\ncolumn (a dotted path for nested fields), its Arrow type")
         .append(" and the way out:\n\n");
-    error(
-        field("amount", new ArrowType.Decimal(76, 10, 256)));
+    error(field("amount", new ArrowType.Decimal(76, 10, 256)));
     error(
         field(
             "event",
@@ -374,9 +383,7 @@ public final class TypeMappingDocs {
     writeRow(
         DataTypes.createMapType(DataTypes.StringType, DataTypes.IntegerType, true),
         "keys not nullable");
-    writeRow(
-        new org.apache.spark.sql.types.StructType().add("a", DataTypes.IntegerType),
-        "");
+    writeRow(new org.apache.spark.sql.types.StructType().add("a", DataTypes.IntegerType), "");
     md.append("\nUser-defined types are sent as their SQL type. Types with no Arrow counterpart")
         .append(" (VARIANT and the\ngeospatial types) are refused before any task runs, naming")
         .append(" the column.\n");

@@ -28,8 +28,8 @@ public final class TypeMappingOptions implements Serializable {
   }
 
   /**
-   * What to do with a value that carries nanoseconds, which Spark's microsecond timestamps,
-   * times and intervals cannot hold (option {@code nanoseconds}).
+   * What to do with a value that carries nanoseconds, which Spark's microsecond timestamps, times
+   * and intervals cannot hold (option {@code nanoseconds}).
    */
   public enum Nanoseconds {
     /** Drop the digits below a microsecond, rounding towards the past. The default. */

@@ -16,19 +16,20 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Spark's view of one Arrow column: a {@link ColumnVector} that reads the connector's own
- * (relocated) Arrow vectors directly from their buffers, with no per-row conversion and no copy
- * of string bytes. Nested types are trees of these columns; dictionary-encoded, union and
+ * (relocated) Arrow vectors directly from their buffers, with no per-row conversion and no copy of
+ * string bytes. Nested types are trees of these columns; dictionary-encoded, union and
  * run-end-encoded columns look values up through their indices on each access, so nothing is
  * decoded ahead. Runs on executors; not Serializable.
  *
- * <p>One instance serves a whole stream: {@link #load(ValueVector)} re-points it at the buffers
- * of each new record batch. It never owns Arrow memory: the reader that created it closes the
- * stream and allocator, so {@link #close()} and {@link #closeIfFreeable()} (which Spark 4 calls
- * after each batch) release nothing.
+ * <p>One instance serves a whole stream: {@link #load(ValueVector)} re-points it at the buffers of
+ * each new record batch. It never owns Arrow memory: the reader that created it closes the stream
+ * and allocator, so {@link #close()} and {@link #closeIfFreeable()} (which Spark 4 calls after each
+ * batch) release nothing.
  */
 public abstract class ArrowBackedColumnVector extends ColumnVector {
   int valueCount;
   int nullCount;
+
   /** Address of the validity bitmap, or 0 when the batch has no nulls. */
   long validity;
 
@@ -37,9 +38,9 @@ public abstract class ArrowBackedColumnVector extends ColumnVector {
   }
 
   /**
-   * A column vector reading an Arrow field as the Spark type that {@code ArrowTypeMapping} gave
-   * it. Dictionary-encoded fields (at any depth) are looked up in {@code dictionaries} on each
-   * batch, so a dictionary that the stream replaces between batches is followed.
+   * A column vector reading an Arrow field as the Spark type that {@code ArrowTypeMapping} gave it.
+   * Dictionary-encoded fields (at any depth) are looked up in {@code dictionaries} on each batch,
+   * so a dictionary that the stream replaces between batches is followed.
    *
    * @param path the column's name, dotted for nested fields, for error messages
    */

@@ -44,7 +44,8 @@ final class BinaryColumns {
 
     private long offset(int index) {
       return largeOffsets
-          ? Platform.getLong(null, offsets + (long) BaseLargeVariableWidthVector.OFFSET_WIDTH * index)
+          ? Platform.getLong(
+              null, offsets + (long) BaseLargeVariableWidthVector.OFFSET_WIDTH * index)
           : Platform.getInt(null, offsets + 4L * index);
     }
 
@@ -62,8 +63,8 @@ final class BinaryColumns {
   }
 
   /**
-   * utf8_view and binary_view: a 16-byte view per value holding its length and, for values of up
-   * to 12 bytes, the bytes themselves; longer values point into one of several data buffers.
+   * utf8_view and binary_view: a 16-byte view per value holding its length and, for values of up to
+   * 12 bytes, the bytes themselves; longer values point into one of several data buffers.
    */
   static final class ViewColumn extends ArrowBackedColumnVector {
     private static final int INLINE_SIZE = BaseVariableWidthViewVector.INLINE_SIZE;

@@ -35,6 +35,7 @@ import io.flightsql.spark.vector.NestedColumns.ListLayout;
 import io.flightsql.spark.vector.NestedColumns.MapColumn;
 import io.flightsql.spark.vector.NestedColumns.StructColumn;
 import java.util.List;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.IntervalUnit;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -42,7 +43,6 @@ import org.apache.arrow.vector.types.UnionMode;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -244,7 +244,8 @@ final class ColumnFactory {
     }
   }
 
-  private ArrowBackedColumnVector list(Field plain, DataType spark, String path, ListLayout layout) {
+  private ArrowBackedColumnVector list(
+      Field plain, DataType spark, String path, ListLayout layout) {
     Field element = plain.getChildren().get(0);
     return new ListColumn(
         spark, create(element, ((ArrayType) spark).elementType(), path + ".element"), layout);
@@ -271,5 +272,4 @@ final class ColumnFactory {
     return new UnionColumn(
         spark, members, nullMember, type.getTypeIds(), type.getMode() == UnionMode.Dense, asText);
   }
-
 }

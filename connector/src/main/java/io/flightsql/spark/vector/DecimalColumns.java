@@ -44,8 +44,8 @@ final class DecimalColumns {
    * Arrow scale, or a scale above 38 read with {@code decimalOverflow=null}).
    *
    * <p>A value with more digits than the Spark type holds (which some servers send: DuckDB's
-   * HUGEINT travels as decimal128(38, 0) but reaches 39 digits) would become NULL without a word
-   * in Spark's row writer. It reads as NULL only when the user chose {@code decimalOverflow=null};
+   * HUGEINT travels as decimal128(38, 0) but reaches 39 digits) would become NULL without a word in
+   * Spark's row writer. It reads as NULL only when the user chose {@code decimalOverflow=null};
    * otherwise it fails the task, naming the column and the option.
    */
   static final class DecimalColumn extends FixedWidthColumn {
@@ -78,7 +78,8 @@ final class DecimalColumns {
 
     @Override
     public boolean isNullAt(int rowId) {
-      return super.isNullAt(rowId) || (nullOnOverflow && compactValue(rowId) == null && exact(rowId) == null);
+      return super.isNullAt(rowId)
+          || (nullOnOverflow && compactValue(rowId) == null && exact(rowId) == null);
     }
 
     @Override

@@ -296,8 +296,8 @@ final class FixedWidthColumns {
    * A time of day as Spark's TIME: nanoseconds since midnight, scaled like {@link
    * ScaledLongColumn}. Spark's TIME ends before 24:00:00, which some servers allow as the end of a
    * day (DuckDB's TIME does). Such a value, or a negative one, fails the task here, naming the
-   * column; passed on, it would fail later in Spark (when a row is turned into a LocalTime) with
-   * no word of where it came from.
+   * column; passed on, it would fail later in Spark (when a row is turned into a LocalTime) with no
+   * word of where it came from.
    */
   static final class TimeOfDayColumn extends ScaledLongColumn {
     private static final long NANOS_PER_DAY = 86_400_000_000_000L;

@@ -12,6 +12,7 @@ import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
@@ -19,9 +20,8 @@ import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
-import org.apache.spark.sql.types.TimestampType;
-import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarArray;
 import org.apache.spark.sql.vectorized.ColumnarMap;
@@ -30,9 +30,9 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Columns whose values live in another column, found row by row: dictionary-encoded columns
- * (through their indices), unions (through their type ids and offsets) and run-end-encoded
- * columns (through their run ends). Nothing is decoded ahead; each access reads the one value
- * asked for, in whichever layout holds it.
+ * (through their indices), unions (through their type ids and offsets) and run-end-encoded columns
+ * (through their run ends). Nothing is decoded ahead; each access reads the one value asked for, in
+ * whichever layout holds it.
  */
 final class IndirectColumns {
   private IndirectColumns() {}
@@ -277,8 +277,8 @@ final class IndirectColumns {
     }
 
     /**
-     * The row of the dictionary. An index outside the dictionary fails rather than reading
-     * another value: Arrow Java's Flight client applies a dictionary delta (values appended to the
+     * The row of the dictionary. An index outside the dictionary fails rather than reading another
+     * value: Arrow Java's Flight client applies a dictionary delta (values appended to the
      * dictionary) as a replacement, so a server that sends deltas would otherwise be read wrongly.
      */
     @Override
@@ -307,6 +307,7 @@ final class IndirectColumns {
   static final class UnionColumn extends IndirectColumn {
     private final ArrowBackedColumnVector[] members;
     private final boolean[] nullMember;
+
     /** The member for each type id (a byte), or -1 for ids the union does not use. */
     private final int[] memberOfTypeId = new int[128];
 
@@ -402,7 +403,11 @@ final class IndirectColumns {
         text = String.valueOf(member.getDouble(row));
       } else if (type instanceof DecimalType) {
         DecimalType decimal = (DecimalType) type;
-        text = member.getDecimal(row, decimal.precision(), decimal.scale()).toJavaBigDecimal().toPlainString();
+        text =
+            member
+                .getDecimal(row, decimal.precision(), decimal.scale())
+                .toJavaBigDecimal()
+                .toPlainString();
       } else if (type instanceof DateType) {
         text = java.time.LocalDate.ofEpochDay(member.getInt(row)).toString();
       } else if (type instanceof TimestampType) {
@@ -425,8 +430,8 @@ final class IndirectColumns {
   }
 
   /**
-   * A run-end-encoded column: value i of the values child covers the rows up to run end i. Rows
-   * are usually read in order, so the run of the last access is tried first.
+   * A run-end-encoded column: value i of the values child covers the rows up to run end i. Rows are
+   * usually read in order, so the run of the last access is tried first.
    */
   static final class RunEndColumn extends IndirectColumn {
     private final ArrowBackedColumnVector values;

@@ -63,10 +63,7 @@ final class NestedColumns {
           break;
         case LARGE_VIEWS:
           offsets = valueCount > 0 ? vector.getOffsetBufferAddress() : 0L;
-          sizes =
-              valueCount > 0
-                  ? ((LargeListViewVector) vector).getSizeBufferAddress()
-                  : 0L;
+          sizes = valueCount > 0 ? ((LargeListViewVector) vector).getSizeBufferAddress() : 0L;
           break;
         default:
           offsets = valueCount > 0 ? vector.getOffsetBufferAddress() : 0L;

@@ -14,10 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The job side of a write. Without {@code atomic}, each task committed its own rows and the job's
- * commit only reports them. With {@code atomic=true}, each task attempt wrote to a staging table
- * of its own, and the commit moves the rows of exactly the attempts Spark committed into the
- * target in one transaction (after deleting the target's rows for an overwrite), then drops every
- * staging table of the job, those of failed attempts included; abort drops them all. Driver only.
+ * commit only reports them. With {@code atomic=true}, each task attempt wrote to a staging table of
+ * its own, and the commit moves the rows of exactly the attempts Spark committed into the target in
+ * one transaction (after deleting the target's rows for an overwrite), then drops every staging
+ * table of the job, those of failed attempts included; abort drops them all. Driver only.
  */
 final class FlightSqlBatchWrite implements BatchWrite {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlBatchWrite.class);

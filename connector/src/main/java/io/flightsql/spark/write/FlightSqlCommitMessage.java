@@ -4,8 +4,8 @@ import io.flightsql.spark.client.TableRef;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
- * What a committed write task tells the driver: its rows, and with {@code atomic=true} the
- * staging table that holds them. Serializable, from executor to driver.
+ * What a committed write task tells the driver: its rows, and with {@code atomic=true} the staging
+ * table that holds them. Serializable, from executor to driver.
  */
 final class FlightSqlCommitMessage implements WriterCommitMessage {
   private static final long serialVersionUID = 1L;

@@ -1,10 +1,10 @@
 package io.flightsql.spark.write;
 
-import io.flightsql.spark.metrics.RowsWrittenMetric;
 import io.flightsql.spark.client.DoPutUpload;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
+import io.flightsql.spark.metrics.RowsWrittenMetric;
 import io.flightsql.spark.vector.ArrowBatchBuilder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -15,10 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams one task's rows to the server through a single DoPut, as Arrow batches of at most
- * {@code batchSize} rows and {@code batchBytes} bytes: a task holds the batch being filled and, in
- * gRPC, about one being sent, whatever its number of rows. Where the server has transactions the
- * task writes inside one, committed in {@link #commit()} and rolled back in {@link #abort()}, so a
+ * Streams one task's rows to the server through a single DoPut, as Arrow batches of at most {@code
+ * batchSize} rows and {@code batchBytes} bytes: a task holds the batch being filled and, in gRPC,
+ * about one being sent, whatever its number of rows. Where the server has transactions the task
+ * writes inside one, committed in {@link #commit()} and rolled back in {@link #abort()}, so a
  * failed attempt leaves nothing behind. With {@code atomic=true} it writes to its own staging
  * table. Runs on an executor; owns its session, allocator and batch builder, released in {@link
  * #close()}.

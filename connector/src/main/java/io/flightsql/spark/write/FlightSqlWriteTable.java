@@ -11,8 +11,8 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The target of the DataSourceV2 append that carries out a planned write ({@link WritePlan}).
- * Users do not see it: {@code df.write.format("flightsql")} goes through {@link
+ * The target of the DataSourceV2 append that carries out a planned write ({@link WritePlan}). Users
+ * do not see it: {@code df.write.format("flightsql")} goes through {@link
  * FlightSqlDataSource#createRelation}, which applies the save mode and then appends through this
  * table. Driver only.
  */

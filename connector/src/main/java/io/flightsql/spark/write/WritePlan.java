@@ -12,14 +12,14 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What one write job does, decided on the driver before any task runs: the options, what the
- * server can do, the method (ingest or prepared INSERT), the dialect, whether tasks use
- * transactions, and for {@code atomic=true} the names of the staging tables. Immutable and
- * Serializable; shipped to executors with the writer factory.
+ * What one write job does, decided on the driver before any task runs: the options, what the server
+ * can do, the method (ingest or prepared INSERT), the dialect, whether tasks use transactions, and
+ * for {@code atomic=true} the names of the staging tables. Immutable and Serializable; shipped to
+ * executors with the writer factory.
  *
- * <p>The save mode is carried out on the driver ({@link FlightSqlSaveMode#save}), which
- * then runs the rows through Spark's DataSourceV2 write with this plan; the plan reaches that
- * write through a driver-side registry keyed by {@link #id()}, as data source options are strings.
+ * <p>The save mode is carried out on the driver ({@link FlightSqlSaveMode#save}), which then runs
+ * the rows through Spark's DataSourceV2 write with this plan; the plan reaches that write through a
+ * driver-side registry keyed by {@link #id()}, as data source options are strings.
  */
 final class WritePlan implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -89,8 +89,8 @@ final class WritePlan implements Serializable {
   }
 
   /**
-   * Whether each task writes inside a transaction of its own: the server has transactions, and
-   * the method can join one (a prepared statement always; ingestion only where the server says).
+   * Whether each task writes inside a transaction of its own: the server has transactions, and the
+   * method can join one (a prepared statement always; ingestion only where the server says).
    */
   boolean taskTransactions() {
     return capabilities.transactions()

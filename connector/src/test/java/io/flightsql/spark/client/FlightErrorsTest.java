@@ -19,7 +19,9 @@ class FlightErrorsTest {
         FlightErrors.rpcFailed(
             "GetFlightInfo",
             SERVER,
-            CallStatus.INVALID_ARGUMENT.withDescription("Parser Error: syntax error").toRuntimeException());
+            CallStatus.INVALID_ARGUMENT
+                .withDescription("Parser Error: syntax error")
+                .toRuntimeException());
     assertThat(e.getMessage())
         .isEqualTo(
             "[flightsql] GetFlightInfo failed for grpc://db.internal:32010: INVALID_ARGUMENT:"
@@ -39,7 +41,8 @@ class FlightErrorsTest {
                 .withCause(new ConnectException("Connection refused: db.internal/10.0.0.1:32010"))
                 .toRuntimeException());
     assertThat(e.getMessage())
-        .startsWith("[flightsql] GetSchema failed for grpc://db.internal:32010: UNAVAILABLE: io exception")
+        .startsWith(
+            "[flightsql] GetSchema failed for grpc://db.internal:32010: UNAVAILABLE: io exception")
         .contains("Connection refused")
         .contains("option 'uri'");
   }
@@ -53,7 +56,8 @@ class FlightErrorsTest {
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(e);
     }
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       FlightSqlConnectorException copy = (FlightSqlConnectorException) in.readObject();
       assertThat(copy.getMessage()).isEqualTo(e.getMessage());
       assertThat(copy.statusCode()).isEqualTo("INTERNAL");

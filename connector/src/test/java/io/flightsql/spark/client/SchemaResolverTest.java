@@ -65,7 +65,8 @@ class SchemaResolverTest {
                 source("DoGet", () -> Optional.of(SCHEMA))),
             "s");
     assertThat(schema).isEqualTo(SCHEMA);
-    assertThat(called).containsExactly("GetSchema", "CreatePreparedStatement", "GetFlightInfo", "DoGet");
+    assertThat(called)
+        .containsExactly("GetSchema", "CreatePreparedStatement", "GetFlightInfo", "DoGet");
   }
 
   @Test
@@ -75,11 +76,16 @@ class SchemaResolverTest {
                 SchemaResolver.resolve(
                     Arrays.asList(
                         source("GetSchema", failing(CallStatus.UNIMPLEMENTED, "not implemented")),
-                        source("CreatePreparedStatement", failing(CallStatus.INVALID_ARGUMENT, "no such table: foo")),
-                        source("GetFlightInfo", failing(CallStatus.INVALID_ARGUMENT, "no such table: foo"))),
+                        source(
+                            "CreatePreparedStatement",
+                            failing(CallStatus.INVALID_ARGUMENT, "no such table: foo")),
+                        source(
+                            "GetFlightInfo",
+                            failing(CallStatus.INVALID_ARGUMENT, "no such table: foo"))),
                     "grpc://h:1"))
         .isInstanceOf(FlightSqlConnectorException.class)
-        .hasMessage("[flightsql] CreatePreparedStatement failed for grpc://h:1: INVALID_ARGUMENT: no such table: foo")
+        .hasMessage(
+            "[flightsql] CreatePreparedStatement failed for grpc://h:1: INVALID_ARGUMENT: no such table: foo")
         .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
     assertThat(called).containsExactly("GetSchema", "CreatePreparedStatement");
   }
@@ -89,7 +95,9 @@ class SchemaResolverTest {
     Schema schema =
         SchemaResolver.resolve(
             Arrays.asList(
-                source("GetSchema", failing(CallStatus.INTERNAL, "There was an error servicing your request.")),
+                source(
+                    "GetSchema",
+                    failing(CallStatus.INTERNAL, "There was an error servicing your request.")),
                 source("GetFlightInfo", () -> Optional.of(SCHEMA))),
             "s");
     assertThat(schema).isEqualTo(SCHEMA);
@@ -104,7 +112,8 @@ class SchemaResolverTest {
                         source("GetSchema", failing(CallStatus.UNAVAILABLE, "io exception")),
                         source("GetFlightInfo", () -> Optional.of(SCHEMA))),
                     "grpc://h:1"))
-        .hasMessageStartingWith("[flightsql] GetSchema failed for grpc://h:1: UNAVAILABLE: io exception");
+        .hasMessageStartingWith(
+            "[flightsql] GetSchema failed for grpc://h:1: UNAVAILABLE: io exception");
     assertThat(called).containsExactly("GetSchema");
   }
 
@@ -117,6 +126,7 @@ class SchemaResolverTest {
                         source("GetSchema", failing(CallStatus.UNIMPLEMENTED, "no")),
                         source("GetFlightInfo", Optional::empty)),
                     "grpc://h:1"))
-        .hasMessage("[flightsql] The server at grpc://h:1 gave no result schema for the query (tried GetSchema, GetFlightInfo)");
+        .hasMessage(
+            "[flightsql] The server at grpc://h:1 gave no result schema for the query (tried GetSchema, GetFlightInfo)");
   }
 }

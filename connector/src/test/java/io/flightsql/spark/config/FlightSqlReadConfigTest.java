@@ -33,7 +33,8 @@ class FlightSqlReadConfigTest {
   @Test
   void dbtableBecomesSelectStarAndNamesIsCaseInsensitive() {
     FlightSqlReadConfig config =
-        FlightSqlReadConfig.from(options("URI", "grpc+tls://db.example.com:443", "DbTable", "main.\"my table\""));
+        FlightSqlReadConfig.from(
+            options("URI", "grpc+tls://db.example.com:443", "DbTable", "main.\"my table\""));
     assertThat(config.query()).isEqualTo("SELECT * FROM main.\"my table\"");
     assertThat(config.displayName()).isEqualTo("main.\"my table\"");
     assertThat(config.uri().isTls()).isTrue();
@@ -51,7 +52,9 @@ class FlightSqlReadConfigTest {
   @Test
   void unsupportedSchemeIsRejectedWithTheValueAndTheExpectedForm() {
     assertThatThrownBy(
-            () -> FlightSqlReadConfig.from(options("uri", "http://localhost:8080", "query", "SELECT 1")))
+            () ->
+                FlightSqlReadConfig.from(
+                    options("uri", "http://localhost:8080", "query", "SELECT 1")))
         .hasMessage(
             "Invalid value 'http://localhost:8080' for option 'uri': expected grpc://host:port,"
                 + " grpc+tcp://host:port or grpc+tls://host:port (scheme 'http' is not supported)");
@@ -59,7 +62,8 @@ class FlightSqlReadConfigTest {
 
   @Test
   void missingPortIsRejected() {
-    assertThatThrownBy(() -> FlightSqlReadConfig.from(options("uri", "grpc://localhost", "query", "x")))
+    assertThatThrownBy(
+            () -> FlightSqlReadConfig.from(options("uri", "grpc://localhost", "query", "x")))
         .hasMessageContaining("option 'uri'")
         .hasMessageContaining("the port is missing");
   }
@@ -99,7 +103,8 @@ class FlightSqlReadConfigTest {
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(config);
     }
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       FlightSqlReadConfig copy = (FlightSqlReadConfig) in.readObject();
       assertThat(copy.uri()).isEqualTo(config.uri());
       assertThat(copy.uri().toString()).isEqualTo("grpc://[::1]:9");
@@ -111,7 +116,8 @@ class FlightSqlReadConfigTest {
   void catalogAndSchemaQualifyAnUnqualifiedTableOnlyWithoutSessionDefaults() {
     FlightSqlReadConfig config =
         FlightSqlReadConfig.from(
-            options("uri", "grpc://h:1", "dbtable", "orders", "catalog", "sales", "schema", "q\"1"));
+            options(
+                "uri", "grpc://h:1", "dbtable", "orders", "catalog", "sales", "schema", "q\"1"));
     assertThat(config.query(true)).isEqualTo("SELECT * FROM orders");
     assertThat(config.query(false)).isEqualTo("SELECT * FROM \"sales\".\"q\"\"1\".orders");
     FlightSqlReadConfig qualified =
@@ -136,8 +142,16 @@ class FlightSqlReadConfigTest {
     FlightSqlReadConfig off =
         FlightSqlReadConfig.from(
             options(
-                "uri", "grpc://127.0.0.1:31337", "dbtable", "t", "pushdownpredicate", "FALSE",
-                "pushDownTopN", "false", "dialect", "MySQL"));
+                "uri",
+                "grpc://127.0.0.1:31337",
+                "dbtable",
+                "t",
+                "pushdownpredicate",
+                "FALSE",
+                "pushDownTopN",
+                "false",
+                "dialect",
+                "MySQL"));
     assertThat(off.pushDownPredicate()).isFalse();
     assertThat(off.pushDownTopN()).isFalse();
     assertThat(off.pushDownLimit()).isTrue();
@@ -145,7 +159,8 @@ class FlightSqlReadConfigTest {
     assertThatThrownBy(
             () ->
                 FlightSqlReadConfig.from(
-                    options("uri", "grpc://127.0.0.1:31337", "dbtable", "t", "pushDownLimit", "yes")))
+                    options(
+                        "uri", "grpc://127.0.0.1:31337", "dbtable", "t", "pushDownLimit", "yes")))
         .hasMessage("Invalid value 'yes' for option 'pushDownLimit': expected `true` or `false`");
     assertThatThrownBy(
             () ->

@@ -36,15 +36,18 @@ class FlightSqlWriteConfigTest {
 
   @Test
   void tableNamesAreDottedAndOptionallyQuoted() {
-    assertThat(FlightSqlWriteConfig.from(options("dbtable", "main.\"odd \"\"name\".t", "catalog", "c")).table())
+    assertThat(
+            FlightSqlWriteConfig.from(options("dbtable", "main.\"odd \"\"name\".t", "catalog", "c"))
+                .table())
         .isEqualTo(new TableRef("main", "odd \"name", "t"));
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "cat.sch.t")).table().sql("\""))
         .isEqualTo("\"cat\".\"sch\".\"t\"");
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "schema", "s")).table().sql("`"))
         .isEqualTo("`s`.`t`");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "a..b")))
-        .hasMessage("Invalid value 'a..b' for option 'dbtable': expected a table name, optionally"
-            + " qualified and quoted in the server's dialect (an empty name part in 'a..b')");
+        .hasMessage(
+            "Invalid value 'a..b' for option 'dbtable': expected a table name, optionally"
+                + " qualified and quoted in the server's dialect (an empty name part in 'a..b')");
   }
 
   @Test
@@ -52,13 +55,17 @@ class FlightSqlWriteConfigTest {
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options()))
         .hasMessageStartingWith("Option 'dbtable' is required to write");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("query", "SELECT 1")))
-        .hasMessage("Option 'query' cannot be used to write; name the table to write with 'dbtable'");
+        .hasMessage(
+            "Option 'query' cannot be used to write; name the table to write with 'dbtable'");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "batchSize", "0")))
-        .hasMessage("Invalid value '0' for option 'batchSize': expected a positive number of rows (at most 2147483647)");
+        .hasMessage(
+            "Invalid value '0' for option 'batchSize': expected a positive number of rows (at most 2147483647)");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "atomic", "yes")))
         .hasMessage("Invalid value 'yes' for option 'atomic': expected `true` or `false`");
-    assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
-        .hasMessage("Invalid value 'copy' for option 'writeMethod': expected `auto`, `ingest` or `prepared`");
+    assertThatThrownBy(
+            () -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
+        .hasMessage(
+            "Invalid value 'copy' for option 'writeMethod': expected `auto`, `ingest` or `prepared`");
     assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "dialect", "SQLite")).dialect())
         .contains("sqlite");
   }
@@ -72,12 +79,15 @@ class FlightSqlWriteConfigTest {
             .add("tags", DataTypes.createArrayType(DataTypes.StringType));
     TableRef table = new TableRef(null, "s", "t");
     assertThat(SqlDialect.DUCKDB.createTable(table, schema, "\""))
-        .isEqualTo("CREATE TABLE \"s\".\"t\" (\"id\" BIGINT NOT NULL, \"na\"\"me\" VARCHAR, \"tags\" VARCHAR[])");
+        .isEqualTo(
+            "CREATE TABLE \"s\".\"t\" (\"id\" BIGINT NOT NULL, \"na\"\"me\" VARCHAR, \"tags\" VARCHAR[])");
     assertThat(SqlDialect.ANSI.insert(table, schema, "\""))
         .isEqualTo("INSERT INTO \"s\".\"t\" (\"id\", \"na\"\"me\", \"tags\") VALUES (?, ?, ?)");
     assertThatThrownBy(() -> SqlDialect.DERBY.createTable(table, schema, "\""))
-        .hasMessageStartingWith("Column 'tags' has Spark type array<string>, for which spark-flightsql knows no column type in dialect 'derby'");
-    assertThat(SqlDialect.forServerName("spark-flightsql DuckDB server")).isEqualTo(SqlDialect.DUCKDB);
+        .hasMessageStartingWith(
+            "Column 'tags' has Spark type array<string>, for which spark-flightsql knows no column type in dialect 'derby'");
+    assertThat(SqlDialect.forServerName("spark-flightsql DuckDB server"))
+        .isEqualTo(SqlDialect.DUCKDB);
     assertThat(SqlDialect.forServerName("db_name")).isEqualTo(SqlDialect.ANSI);
   }
 }

@@ -23,7 +23,8 @@ class OptionSpecTest {
   @Test
   void choicesParseAnyCaseAndListTheirValuesInTheFormAndErrors() {
     assertThat(WriteOptions.WRITE_METHOD.parse("Ingest")).isEqualTo(WriteMethod.INGEST);
-    assertThat(WriteOptions.WRITE_METHOD.allowedValues()).containsExactly("auto", "ingest", "prepared");
+    assertThat(WriteOptions.WRITE_METHOD.allowedValues())
+        .containsExactly("auto", "ingest", "prepared");
     assertThat(WriteOptions.WRITE_METHOD.form()).isEqualTo("`auto`, `ingest` or `prepared`");
     assertThat(ReadOptions.DECIMAL_OVERFLOW.parse("NULL")).isEqualTo(DecimalOverflow.NULL);
     assertThat(ReadWriteOptions.DIALECT.parse("DuckDB")).isEqualTo("duckdb");
@@ -31,7 +32,8 @@ class OptionSpecTest {
         .containsExactly("auto", "ansi", "duckdb", "sqlite", "derby", "mysql");
     assertThatThrownBy(() -> ReadOptions.NANOSECONDS.parse("round"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Invalid value 'round' for option 'nanoseconds': expected `truncate` or `error`");
+        .hasMessage(
+            "Invalid value 'round' for option 'nanoseconds': expected `truncate` or `error`");
   }
 
   @Test
@@ -49,7 +51,8 @@ class OptionSpecTest {
       if (spec.isSecret()) {
         assertThat(spec.defaultValue()).as(spec.name()).isEmpty();
       }
-      spec.defaultText().ifPresent(text -> assertThat(reparsed(spec, text)).as(spec.name()).isTrue());
+      spec.defaultText()
+          .ifPresent(text -> assertThat(reparsed(spec, text)).as(spec.name()).isTrue());
     }
   }
 
@@ -71,7 +74,8 @@ class OptionSpecTest {
   @Test
   void numbersAndDurationsNameTheOptionAndWhy() {
     assertThatThrownBy(() -> WriteOptions.BATCH_SIZE.parse("abc"))
-        .hasMessage("Invalid value 'abc' for option 'batchSize': expected a positive number of rows");
+        .hasMessage(
+            "Invalid value 'abc' for option 'batchSize': expected a positive number of rows");
     assertThatThrownBy(() -> WriteOptions.BATCH_SIZE.parse("2147483648"))
         .hasMessage(
             "Invalid value '2147483648' for option 'batchSize': expected a positive number of rows"

@@ -54,13 +54,29 @@ class ReadPartitioningTest {
   void numPartitionsMustBeAPositiveInteger() {
     assertThatThrownBy(
             () ->
-                read("partitionColumn", "id", "lowerBound", "1", "upperBound", "9", "numPartitions", "0"))
+                read(
+                    "partitionColumn",
+                    "id",
+                    "lowerBound",
+                    "1",
+                    "upperBound",
+                    "9",
+                    "numPartitions",
+                    "0"))
         .hasMessage(
             "Invalid value '0' for option 'numPartitions': expected a positive integer (at most"
                 + " 2147483647)");
     assertThatThrownBy(
             () ->
-                read("partitionColumn", "id", "lowerBound", "1", "upperBound", "9", "numPartitions", "four"))
+                read(
+                    "partitionColumn",
+                    "id",
+                    "lowerBound",
+                    "1",
+                    "upperBound",
+                    "9",
+                    "numPartitions",
+                    "four"))
         .hasMessage("Invalid value 'four' for option 'numPartitions': expected a positive integer");
   }
 
@@ -70,8 +86,7 @@ class ReadPartitioningTest {
         read("predicates", " [\"a < 'x,\\\"y'\", \"b IS NULL\\nOR c = 1\" , \"\\u00e9 = 2\"] ");
     assertThat(p.isClientSide()).isTrue();
     assertThat(p.column()).isEmpty();
-    assertThat(p.predicates().get())
-        .containsExactly("a < 'x,\"y'", "b IS NULL\nOR c = 1", "é = 2");
+    assertThat(p.predicates().get()).containsExactly("a < 'x,\"y'", "b IS NULL\nOR c = 1", "é = 2");
     assertThat(p.toString()).isEqualTo("predicates=3");
   }
 
@@ -79,7 +94,8 @@ class ReadPartitioningTest {
   void malformedPredicatesNameTheOptionAndWhatIsWrong() {
     assertThatThrownBy(() -> read("predicates", "a < 1"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("Invalid value 'a < 1' for option 'predicates': expected a JSON array")
+        .hasMessageStartingWith(
+            "Invalid value 'a < 1' for option 'predicates': expected a JSON array")
         .hasMessageEndingWith("(expected a JSON array starting with '[' at character 1)");
     assertThatThrownBy(() -> read("predicates", "[\"a < 1\" \"b\"]"))
         .hasMessageEndingWith("(expected ',' or ']' at character 10)");

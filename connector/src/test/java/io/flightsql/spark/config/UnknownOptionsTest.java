@@ -35,7 +35,9 @@ class UnknownOptionsTest {
   void aMisspeltOptionIsNamedWithTheClosestKnownOneButNotItsValue() {
     String logged =
         warnings(
-            () -> FlightSqlReadConfig.from(options("partitionColum", "s3cret-column", "pasword", "pw")));
+            () ->
+                FlightSqlReadConfig.from(
+                    options("partitionColum", "s3cret-column", "pasword", "pw")));
     assertThat(logged)
         .isEqualTo(
             "Option 'partitionColum' is not an option of the flightsql data source and is"

@@ -128,11 +128,15 @@ class ColumnPartitioningTest {
         .hasMessageStartingWith("Invalid value '1.5' for option 'lowerBound': expected")
         .hasMessageEndingWith("(the partition column is numeric: expected a whole number)");
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"d\"", ColumnKind.DATE, "2024-01-01", "2024-13-01", 2, UTC))
+            () ->
+                ColumnPartitioning.plan(
+                    "\"d\"", ColumnKind.DATE, "2024-01-01", "2024-13-01", 2, UTC))
         .hasMessageStartingWith("Invalid value '2024-13-01' for option 'upperBound'")
         .hasMessageEndingWith("(the partition column is a date: expected yyyy-MM-dd)");
     assertThatThrownBy(
-            () -> ColumnPartitioning.plan("\"t\"", ColumnKind.TIMESTAMP, "yesterday", "2024-01-01", 2, UTC))
+            () ->
+                ColumnPartitioning.plan(
+                    "\"t\"", ColumnKind.TIMESTAMP, "yesterday", "2024-01-01", 2, UTC))
         .hasMessageStartingWith("Invalid value 'yesterday' for option 'lowerBound'");
   }
 }

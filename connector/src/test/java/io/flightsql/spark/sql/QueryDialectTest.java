@@ -51,7 +51,8 @@ class QueryDialectTest {
     assertThat(SqlDialect.forServerName("db_name")).isEqualTo(SqlDialect.ANSI);
     assertThat(SqlDialect.forServer("Apache Doris", "")).isEqualTo(SqlDialect.MYSQL);
     assertThat(SqlDialect.forServer("StarRocks", "3.2")).isEqualTo(SqlDialect.MYSQL);
-    assertThat(SqlDialect.forServer("spark-flightsql DuckDB server", "v1.1")).isEqualTo(SqlDialect.DUCKDB);
+    assertThat(SqlDialect.forServer("spark-flightsql DuckDB server", "v1.1"))
+        .isEqualTo(SqlDialect.DUCKDB);
     assertThat(SqlDialect.forServer("Apache Derby", "")).isEqualTo(SqlDialect.DERBY);
     assertThat(SqlDialect.forServer("Dremio", "25.0")).isEqualTo(SqlDialect.ANSI);
   }
@@ -221,14 +222,18 @@ class QueryDialectTest {
     Predicate like =
         new Predicate(
             "STARTS_WITH",
-            new Expression[] {name, new LiteralValue<>(UTF8String.fromString("a_"), DataTypes.StringType)});
+            new Expression[] {
+              name, new LiteralValue<>(UTF8String.fromString("a_"), DataTypes.StringType)
+            });
     assertThat(sql.predicate(new Not(like)).get())
         .isEqualTo("(NOT (\"name with \"\"quote\"\"\" LIKE 'a!_%' ESCAPE '!'))");
     Predicate in =
         new Predicate(
             "IN",
             new Expression[] {
-              id, new LiteralValue<>(1L, DataTypes.LongType), new LiteralValue<>(null, DataTypes.LongType)
+              id,
+              new LiteralValue<>(1L, DataTypes.LongType),
+              new LiteralValue<>(null, DataTypes.LongType)
             });
     assertThat(sql.predicate(in).get()).isEqualTo("(\"Id\" IN (1, NULL))");
     // A column the server does not compare as Spark does (u), and a nested field, stay in Spark.
@@ -239,14 +244,11 @@ class QueryDialectTest {
               column("u"), new LiteralValue<>(UTF8String.fromString("1"), DataTypes.StringType)
             });
     assertThat(sql.predicate(onUnion)).isEmpty();
-    Predicate nested =
-        new Predicate(
-            "IS_NULL", new Expression[] {nested("s", "a")});
+    Predicate nested = new Predicate("IS_NULL", new Expression[] {nested("s", "a")});
     assertThat(sql.predicate(nested)).isEmpty();
     Predicate nan =
         new Predicate(
-            "=",
-            new Expression[] {id, new LiteralValue<>(Double.NaN, DataTypes.DoubleType)});
+            "=", new Expression[] {id, new LiteralValue<>(Double.NaN, DataTypes.DoubleType)});
     assertThat(sql.predicate(nan)).isEmpty();
   }
 }

@@ -30,8 +30,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Brings the rows Spark collects and the rows DuckDB's JDBC driver returns for the same query to
- * one canonical Java form, nested values included, so that two results compare with {@code
- * equals}, value for value and NULL for NULL:
+ * one canonical Java form, nested values included, so that two results compare with {@code equals},
+ * value for value and NULL for NULL:
  *
  * <ul>
  *   <li>exact numbers (every integer type, decimals, DuckDB's BigInteger HUGEINT and UBIGINT) as

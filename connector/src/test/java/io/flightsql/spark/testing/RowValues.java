@@ -17,9 +17,9 @@ import java.util.List;
 import org.apache.spark.sql.Row;
 
 /**
- * Brings Spark's collected rows and a JDBC result to one comparable form, value for value:
- * integers as Long, decimals as plain strings without trailing zeros, binaries as hex, dates as
- * LocalDate, timestamps as Instant (with zone) or LocalDateTime (without).
+ * Brings Spark's collected rows and a JDBC result to one comparable form, value for value: integers
+ * as Long, decimals as plain strings without trailing zeros, binaries as hex, dates as LocalDate,
+ * timestamps as Instant (with zone) or LocalDateTime (without).
  */
 public final class RowValues {
   private RowValues() {}

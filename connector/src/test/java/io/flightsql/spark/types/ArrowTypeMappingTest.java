@@ -59,7 +59,8 @@ class ArrowTypeMappingTest {
     assertThat(map(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))
         .isEqualTo(DataTypes.DoubleType);
     for (ArrowType string :
-        List.of(ArrowType.Utf8.INSTANCE, ArrowType.LargeUtf8.INSTANCE, ArrowType.Utf8View.INSTANCE)) {
+        List.of(
+            ArrowType.Utf8.INSTANCE, ArrowType.LargeUtf8.INSTANCE, ArrowType.Utf8View.INSTANCE)) {
       assertThat(map(string)).isEqualTo(DataTypes.StringType);
     }
     for (ArrowType binary :
@@ -89,13 +90,24 @@ class ArrowTypeMappingTest {
   @Test
   void timesUseSparksTimeTypeWithThePrecisionOfTheUnitWhereTheSessionAllowsIt() {
     TypeMappingOptions time = DEFAULTS.withSparkTime(true);
-    assertThat(ArrowTypeMapping.toSparkType(field("t", new ArrowType.Time(TimeUnit.SECOND, 32)), time).sql())
+    assertThat(
+            ArrowTypeMapping.toSparkType(field("t", new ArrowType.Time(TimeUnit.SECOND, 32)), time)
+                .sql())
         .isEqualTo("TIME(0)");
-    assertThat(ArrowTypeMapping.toSparkType(field("t", new ArrowType.Time(TimeUnit.MILLISECOND, 32)), time).sql())
+    assertThat(
+            ArrowTypeMapping.toSparkType(
+                    field("t", new ArrowType.Time(TimeUnit.MILLISECOND, 32)), time)
+                .sql())
         .isEqualTo("TIME(3)");
-    assertThat(ArrowTypeMapping.toSparkType(field("t", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), time).sql())
+    assertThat(
+            ArrowTypeMapping.toSparkType(
+                    field("t", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), time)
+                .sql())
         .isEqualTo("TIME(6)");
-    assertThat(ArrowTypeMapping.toSparkType(field("t", new ArrowType.Time(TimeUnit.NANOSECOND, 64)), time).sql())
+    assertThat(
+            ArrowTypeMapping.toSparkType(
+                    field("t", new ArrowType.Time(TimeUnit.NANOSECOND, 64)), time)
+                .sql())
         .isEqualTo("TIME(6)");
     // Without spark.sql.timeType.enabled (the default), microseconds since midnight.
     assertThat(DEFAULTS.sparkTime()).isFalse();
@@ -114,10 +126,12 @@ class ArrowTypeMappingTest {
 
   @Test
   void decimalsUpTo38DigitsOfEitherWidth() {
-    assertThat(map(new ArrowType.Decimal(15, 2, 128))).isEqualTo(DataTypes.createDecimalType(15, 2));
+    assertThat(map(new ArrowType.Decimal(15, 2, 128)))
+        .isEqualTo(DataTypes.createDecimalType(15, 2));
     assertThat(map(new ArrowType.Decimal(38, 10, 128)))
         .isEqualTo(DataTypes.createDecimalType(38, 10));
-    assertThat(map(new ArrowType.Decimal(38, 4, 256))).isEqualTo(DataTypes.createDecimalType(38, 4));
+    assertThat(map(new ArrowType.Decimal(38, 4, 256)))
+        .isEqualTo(DataTypes.createDecimalType(38, 4));
     // A negative scale is written out as zeros: 5 digits * 10^3 need 8 digits.
     assertThat(map(new ArrowType.Decimal(5, -3, 128))).isEqualTo(DataTypes.createDecimalType(8, 0));
   }
@@ -133,7 +147,8 @@ class ArrowTypeMappingTest {
                 + " 'decimalOverflow' to 'string' to read each value as its exact decimal text, or"
                 + " to 'null' to read it as DECIMAL(38, 10) with NULL for each value that does not"
                 + " fit; or cast it in the query. See docs/types.md.");
-    TypeMappingOptions asString = TypeMappingOptions.of(DecimalOverflow.STRING, Nanoseconds.TRUNCATE);
+    TypeMappingOptions asString =
+        TypeMappingOptions.of(DecimalOverflow.STRING, Nanoseconds.TRUNCATE);
     TypeMappingOptions asNull = TypeMappingOptions.of(DecimalOverflow.NULL, Nanoseconds.TRUNCATE);
     assertThat(ArrowTypeMapping.toSparkType(wide, asString)).isEqualTo(DataTypes.StringType);
     assertThat(ArrowTypeMapping.toSparkType(wide, asNull))
@@ -157,7 +172,8 @@ class ArrowTypeMappingTest {
                 ArrowType.List.INSTANCE,
                 field("inner", ArrowType.List.INSTANCE, notNull("item", ArrowType.Utf8.INSTANCE))))
         .isEqualTo(
-            DataTypes.createArrayType(DataTypes.createArrayType(DataTypes.StringType, false), true));
+            DataTypes.createArrayType(
+                DataTypes.createArrayType(DataTypes.StringType, false), true));
 
     DataType struct =
         map(
@@ -300,13 +316,11 @@ class ArrowTypeMappingTest {
         new StructType(
             new StructField[] {
               new StructField(
-                  "doc",
-                  new StructType().add("v", DataTypes.VariantType),
-                  true,
-                  Metadata.empty())
+                  "doc", new StructType().add("v", DataTypes.VariantType), true, Metadata.empty())
             });
     assertThatThrownBy(() -> ArrowTypeMapping.toArrowSchema(schema))
         .isInstanceOf(UnsupportedSparkTypeException.class)
-        .hasMessageStartingWith("Column 'doc.v' has Spark type variant, which spark-flightsql cannot send");
+        .hasMessageStartingWith(
+            "Column 'doc.v' has Spark type variant, which spark-flightsql cannot send");
   }
 }

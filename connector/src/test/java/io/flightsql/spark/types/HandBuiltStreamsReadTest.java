@@ -134,7 +134,8 @@ class HandBuiltStreamsReadTest {
   }
 
   private static Dataset<Row> read(String query, String... options) {
-    var reader = spark.read().format("flightsql").option("uri", server.uri()).option("query", query);
+    var reader =
+        spark.read().format("flightsql").option("uri", server.uri()).option("query", query);
     for (int i = 0; i < options.length; i += 2) {
       reader = reader.option(options[i], options[i + 1]);
     }
@@ -222,7 +223,9 @@ class HandBuiltStreamsReadTest {
     List<List<Object>> expected = new ArrayList<>();
     for (List<Object> row : sample.rows()) {
       Object value = row.get(1);
-      expected.add(java.util.Arrays.asList(((Number) row.get(0)).intValue(), value == null ? null : String.valueOf(value)));
+      expected.add(
+          java.util.Arrays.asList(
+              ((Number) row.get(0)).intValue(), value == null ? null : String.valueOf(value)));
     }
     List<List<Object>> actual = new ArrayList<>();
     for (Row row : df.collectAsList()) {
@@ -304,7 +307,8 @@ class HandBuiltStreamsReadTest {
       BigDecimal decimal =
           value instanceof BigDecimal ? (BigDecimal) value : new BigDecimal(value.toString());
       DecimalType d = (DecimalType) type;
-      if (decimal.setScale(d.scale(), java.math.RoundingMode.UNNECESSARY).precision() > d.precision()) {
+      if (decimal.setScale(d.scale(), java.math.RoundingMode.UNNECESSARY).precision()
+          > d.precision()) {
         return null;
       }
       return decimal.stripTrailingZeros().toPlainString();

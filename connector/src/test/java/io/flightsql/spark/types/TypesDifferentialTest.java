@@ -88,8 +88,7 @@ class TypesDifferentialTest {
             + " timeOfDayAt24HoursFailsSparksTimeButReadsAsMicroseconds");
     out.put("time_ns", "its maximum is 24:00:00, as for time");
     out.put(
-        "time_tz",
-        "Arrow has no time with a UTC offset: DuckDB sends the time without its offset");
+        "time_tz", "Arrow has no time with a UTC offset: DuckDB sends the time without its offset");
     out.put(
         "union",
         "its members have two types (VARCHAR and SMALLINT), and Spark has no union type: the"
@@ -493,8 +492,7 @@ class TypesDifferentialTest {
           (5, -170141183460469231731687303715884105728)) t(id, h)
         ORDER BY id""";
     Dataset<Row> strict = reader(server, sql).load();
-    assertThat(strict.schema().apply("h").dataType())
-        .isEqualTo(DataTypes.createDecimalType(38, 0));
+    assertThat(strict.schema().apply("h").dataType()).isEqualTo(DataTypes.createDecimalType(38, 0));
     assertThatThrownBy(strict::collectAsList)
         .rootCause()
         .isInstanceOf(ArrowValueException.class)
@@ -513,9 +511,7 @@ class TypesDifferentialTest {
             List.of(new BigDecimal(1), new BigDecimal(12345)),
             Arrays.asList(new BigDecimal(2), null),
             Arrays.asList(new BigDecimal(3), null),
-            List.of(
-                new BigDecimal(4),
-                new BigDecimal("-99999999999999999999999999999999999999")),
+            List.of(new BigDecimal(4), new BigDecimal("-99999999999999999999999999999999999999")),
             Arrays.asList(new BigDecimal(5), null));
 
     String nested = "SELECT [170141183460469231731687303715884105727::HUGEINT] AS l";
@@ -528,9 +524,9 @@ class TypesDifferentialTest {
 
   /**
    * Server settings that change how DuckDB lays its results out in Arrow (views, 64-bit offsets,
-   * list views) must not change the values read. DuckDB sends views only from Arrow format 1.4,
-   * and from 1.5 on it sends narrow decimals as decimal32 and decimal64, which the server's Arrow
-   * Java 18.3 cannot import.
+   * list views) must not change the values read. DuckDB sends views only from Arrow format 1.4, and
+   * from 1.5 on it sends narrow decimals as decimal32 and decimal64, which the server's Arrow Java
+   * 18.3 cannot import.
    */
   static Stream<Arguments> layoutsInEachZone() {
     Map<String, String> layouts = new LinkedHashMap<>();

@@ -29,7 +29,6 @@ import org.apache.arrow.vector.TimeStampSecVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.TimeType;
@@ -168,8 +167,10 @@ class ArrowBackedColumnVectorTest {
       large.setValueCount(3);
 
       ArrowBackedColumnVector cs = over(DataTypes.createDecimalType(15, 2), small);
-      assertThat(cs.getDecimal(0, 15, 2).toJavaBigDecimal()).isEqualByComparingTo("-1234567890123.45");
-      assertThat(cs.getDecimal(1, 15, 2).toJavaBigDecimal()).isEqualByComparingTo("9999999999999.99");
+      assertThat(cs.getDecimal(0, 15, 2).toJavaBigDecimal())
+          .isEqualByComparingTo("-1234567890123.45");
+      assertThat(cs.getDecimal(1, 15, 2).toJavaBigDecimal())
+          .isEqualByComparingTo("9999999999999.99");
       assertThat(cs.getDecimal(0, 15, 2).precision()).isEqualTo(15);
       assertThat(cs.isNullAt(2)).isTrue();
       ArrowBackedColumnVector cl = over(DataTypes.createDecimalType(38, 10), large);
@@ -177,7 +178,8 @@ class ArrowBackedColumnVectorTest {
           .isEqualTo(new BigDecimal("-9999999999999999999999999999.9999999999"));
       assertThat(cl.getDecimal(1, 38, 10).toJavaBigDecimal())
           .isEqualTo(new BigDecimal("12345678901234567890.0123456789"));
-      assertThat(cl.getDecimal(2, 38, 10).toJavaBigDecimal()).isEqualTo(new BigDecimal("-0.0000000001"));
+      assertThat(cl.getDecimal(2, 38, 10).toJavaBigDecimal())
+          .isEqualTo(new BigDecimal("-0.0000000001"));
     }
   }
 
@@ -248,8 +250,10 @@ class ArrowBackedColumnVectorTest {
       nano.setValueCount(2);
 
       assertThat(over(DataTypes.TimestampNTZType, sec).getLong(0)).isEqualTo(-1_000_000L);
-      assertThat(over(DataTypes.TimestampNTZType, milli).getLong(0)).isEqualTo(1_700_000_000_123_000L);
-      assertThat(over(DataTypes.TimestampType, micro).getLong(0)).isEqualTo(-62_135_596_800_000_000L);
+      assertThat(over(DataTypes.TimestampNTZType, milli).getLong(0))
+          .isEqualTo(1_700_000_000_123_000L);
+      assertThat(over(DataTypes.TimestampType, micro).getLong(0))
+          .isEqualTo(-62_135_596_800_000_000L);
       ArrowBackedColumnVector ns = over(DataTypes.TimestampType, nano);
       assertThat(ns.getLong(0)).isEqualTo(1L);
       assertThat(ns.getLong(1)).isEqualTo(-2L);
@@ -283,7 +287,8 @@ class ArrowBackedColumnVectorTest {
       v.setNull(1);
       v.setValueCount(2);
       ArrowBackedColumnVector column = over(DataTypes.IntegerType, v);
-      ColumnarBatch batch = new ColumnarBatch(new org.apache.spark.sql.vectorized.ColumnVector[] {column});
+      ColumnarBatch batch =
+          new ColumnarBatch(new org.apache.spark.sql.vectorized.ColumnVector[] {column});
       batch.setNumRows(2);
       assertThat(batch.getRow(0).getInt(0)).isEqualTo(1);
       assertThat(batch.getRow(1).isNullAt(0)).isTrue();

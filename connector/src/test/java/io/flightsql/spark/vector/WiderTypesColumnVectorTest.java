@@ -82,7 +82,8 @@ class WiderTypesColumnVectorTest {
       FieldVector vector, TypeMappingOptions options, DictionaryProvider dictionaries) {
     DataType type = ArrowTypeMapping.toSparkType(vector.getField(), options);
     ArrowBackedColumnVector column =
-        ArrowBackedColumnVector.create(vector.getField(), type, vector.getName(), options, dictionaries);
+        ArrowBackedColumnVector.create(
+            vector.getField(), type, vector.getName(), options, dictionaries);
     column.load(vector);
     return column;
   }
@@ -159,7 +160,8 @@ class WiderTypesColumnVectorTest {
     try (Decimal256Vector v = wideDecimals()) {
       ArrowBackedColumnVector text =
           over(v, TypeMappingOptions.of(DecimalOverflow.STRING, Nanoseconds.TRUNCATE));
-      assertThat(text.getUTF8String(0).toString()).isEqualTo("12345678901234567890123456.0123456789");
+      assertThat(text.getUTF8String(0).toString())
+          .isEqualTo("12345678901234567890123456.0123456789");
       assertThat(text.getUTF8String(1).toString())
           .isEqualTo("-123456789012345678901234567890123456789012345.5000000000");
       assertThat(text.isNullAt(2)).isTrue();
@@ -189,7 +191,8 @@ class WiderTypesColumnVectorTest {
     }
     // DuckDB sends HUGEINT as decimal(38, 0) though its extremes have 39 digits.
     try (Decimal256Vector v = new Decimal256Vector("h", allocator, 38, 0)) {
-      v.setBigEndianSafe(0, new java.math.BigInteger("170141183460469231731687303715884105727").toByteArray());
+      v.setBigEndianSafe(
+          0, new java.math.BigInteger("170141183460469231731687303715884105727").toByteArray());
       v.setValueCount(1);
       assertThatThrownBy(() -> over(v, DEFAULTS).getDecimal(0, 38, 0))
           .isInstanceOf(ArrowValueException.class)
@@ -362,7 +365,8 @@ class WiderTypesColumnVectorTest {
     try (StructVector struct = StructVector.empty("s", allocator)) {
       IntVector a =
           struct.addOrGet("a", FieldType.nullable(new ArrowType.Int(32, true)), IntVector.class);
-      VarCharVector b = struct.addOrGet("b", FieldType.nullable(ArrowType.Utf8.INSTANCE), VarCharVector.class);
+      VarCharVector b =
+          struct.addOrGet("b", FieldType.nullable(ArrowType.Utf8.INSTANCE), VarCharVector.class);
       struct.allocateNew();
       a.setSafe(0, 5);
       b.setSafe(0, "x".getBytes(StandardCharsets.UTF_8));
@@ -471,7 +475,8 @@ class WiderTypesColumnVectorTest {
     DictionaryEncoding encoding = new DictionaryEncoding(3, false, new ArrowType.Int(32, true));
     try (StructVector points = StructVector.empty("points", allocator);
         IntVector indices =
-            new IntVector("p", new FieldType(true, new ArrowType.Int(32, true), encoding), allocator)) {
+            new IntVector(
+                "p", new FieldType(true, new ArrowType.Int(32, true), encoding), allocator)) {
       IntVector x =
           points.addOrGet("x", FieldType.nullable(new ArrowType.Int(32, true)), IntVector.class);
       points.allocateNew();

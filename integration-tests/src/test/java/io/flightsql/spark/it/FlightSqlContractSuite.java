@@ -121,8 +121,7 @@ abstract class FlightSqlContractSuite {
           .mode("append")
           .save();
 
-      List<List<Object>> rows =
-          values(flightsql().option("dbtable", copy).load().collectAsList());
+      List<List<Object>> rows = values(flightsql().option("dbtable", copy).load().collectAsList());
       rows.sort(Comparator.comparingLong(row -> ((Number) row.get(0)).longValue()));
       assertThat(rows)
           .as("written with writeMethod=%s", method)
@@ -232,7 +231,9 @@ abstract class FlightSqlContractSuite {
     off.load().createOrReplaceTempView("unpushed_people");
     String[][] queries = {
       {"SELECT id FROM %s WHERE id IN (1, 3, 5)", "PushedFilters: [id IN (1, 3, 5)"},
-      {"SELECT id FROM %s WHERE name = 'it''s'", "PushedFilters: [name IS NOT NULL, name = 'it''s'"},
+      {
+        "SELECT id FROM %s WHERE name = 'it''s'", "PushedFilters: [name IS NOT NULL, name = 'it''s'"
+      },
       {"SELECT id FROM %s WHERE name LIKE 'Zo%%'", "PushedFilters: [name IS NOT NULL, name LIKE"},
       // Spark writes a null-safe comparison out before pushing it.
       {"SELECT id FROM %s WHERE NOT (name <=> 'bob')", "PushedFilters: [NOT ("},

@@ -1,11 +1,10 @@
 package io.flightsql.spark.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.AdversarialValues;
 import java.util.ArrayList;
@@ -101,9 +100,9 @@ class GoSqliteIT extends FlightSqlContractSuite {
   }
 
   /**
-   * Filters with adversarial strings and column names, pushed into arrow-go's SQLite example:
-   * each operator on each value gives the rows Spark gives with pushdown off, is pushed whenever
-   * the value can be written (all but those with NUL), and no second statement ever runs.
+   * Filters with adversarial strings and column names, pushed into arrow-go's SQLite example: each
+   * operator on each value gives the rows Spark gives with pushdown off, is pushed whenever the
+   * value can be written (all but those with NUL), and no second statement ever runs.
    */
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES) // about 1,700 queries, each planned and run
@@ -186,7 +185,8 @@ class GoSqliteIT extends FlightSqlContractSuite {
     unpushed.unpersist(true);
     List<List<Object>> canary =
         values(flightsql().option("dbtable", "canary").load().orderBy("id").collectAsList());
-    assertThat(canary).containsExactly(Arrays.asList(1L, "alive"), Arrays.asList(2L, "still alive"));
+    assertThat(canary)
+        .containsExactly(Arrays.asList(1L, "alive"), Arrays.asList(2L, "still alive"));
     assertThat(flightsql().option("dbtable", "adversarial").load().count())
         .isEqualTo(stored.size() + 1L);
   }
@@ -203,15 +203,16 @@ class GoSqliteIT extends FlightSqlContractSuite {
 
   /**
    * This server gives one endpoint per query, so a read is one partition unless the client splits
-   * it: split on an integer column into four ranges, or by predicates, it reads what the whole
-   * read does, NULLs and values outside the bounds included.
+   * it: split on an integer column into four ranges, or by predicates, it reads what the whole read
+   * does, NULLs and values outside the bounds included.
    */
   @Test
   void partitionedReadsEqualTheUnpartitionedRead() {
     quirks.executeUpdate("CREATE TABLE parts_it (id integer, v integer, note text)");
     List<String> rows = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      rows.add("(" + i + ", " + (i % 11 == 0 ? "NULL" : Integer.toString(i - 50)) + ", 'n" + i + "')");
+      rows.add(
+          "(" + i + ", " + (i % 11 == 0 ? "NULL" : Integer.toString(i - 50)) + ", 'n" + i + "')");
     }
     quirks.executeUpdate("INSERT INTO parts_it VALUES " + String.join(", ", rows));
 

@@ -1020,9 +1020,8 @@ final class DuckDbFlightSqlProducer implements FlightSqlProducer {
 
   /**
    * Runs a tracked call on the connection of {@code transaction} (empty: a connection of its own,
-   * whose default catalog and schema are {@code defaults}).
-   * A DuckDB error is noted in the transaction, whose commit reports it if DuckDB aborted the
-   * transaction because of it.
+   * whose default catalog and schema are {@code defaults}). A DuckDB error is noted in the
+   * transaction, whose commit reports it if DuckDB aborted the transaction because of it.
    */
   private <T> T withConnection(
       SessionDefaults defaults, ByteString transaction, ConnectionBody<T> body)

@@ -34,13 +34,12 @@ import org.slf4j.LoggerFactory;
  * ENUM columns arrive dictionary-encoded, with their dictionaries in the stream.
  *
  * <p>Security is off by default and each part can be turned on: TLS ({@link Builder#tls}, then
- * {@link #uri()} is {@code grpc+tls://}), client certificates ({@link
- * Builder#clientCertificates}), Flight basic authentication that hands out bearer tokens ({@link
- * Builder#basicAuth}) and a fixed bearer token ({@link Builder#bearerToken}). {@link
- * TestCertificates} makes certificates for tests. Every call's method and request headers are
- * recorded ({@link #recordedCalls()}), so that tests can check what a client sent. Cookie-based
- * sessions ({@link Builder#sessions}) give each client a default catalog and schema of its own
- * (SetSessionOptions).
+ * {@link #uri()} is {@code grpc+tls://}), client certificates ({@link Builder#clientCertificates}),
+ * Flight basic authentication that hands out bearer tokens ({@link Builder#basicAuth}) and a fixed
+ * bearer token ({@link Builder#bearerToken}). {@link TestCertificates} makes certificates for
+ * tests. Every call's method and request headers are recorded ({@link #recordedCalls()}), so that
+ * tests can check what a client sent. Cookie-based sessions ({@link Builder#sessions}) give each
+ * client a default catalog and schema of its own (SetSessionOptions).
  *
  * <p>Clients can write too: statement updates, bulk ingestion of Arrow uploads into new or existing
  * tables (CommandStatementIngest), prepared statements with parameters bound in Arrow batches, and

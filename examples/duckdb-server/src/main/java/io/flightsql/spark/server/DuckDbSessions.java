@@ -161,8 +161,8 @@ final class DuckDbSessions implements FlightServerMiddleware.Factory<DuckDbSessi
     }
 
     /**
-     * Ends the session (CloseSession): later calls with its cookie start a new one, and this
-     * call's response tells the client to drop the cookie.
+     * Ends the session (CloseSession): later calls with its cookie start a new one, and this call's
+     * response tells the client to drop the cookie.
      *
      * @return whether the session was still open
      */

@@ -9,9 +9,9 @@ import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
  * Waits for the client to accept more data by polling {@code isReady()}.
  *
  * <p>Arrow's callback strategy cannot be used from a DoGet handler that streams on the calling
- * thread: gRPC delivers the "ready" callback on the call's own serialized executor, which that
- * very handler occupies, so once the client's flow-control window fills the callback never runs
- * and both sides wait forever (seen with two 500k-row endpoints read at once).
+ * thread: gRPC delivers the "ready" callback on the call's own serialized executor, which that very
+ * handler occupies, so once the client's flow-control window fills the callback never runs and both
+ * sides wait forever (seen with two 500k-row endpoints read at once).
  */
 final class PollingBackpressure implements BackpressureStrategy {
   private static final long MIN_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);

@@ -33,9 +33,9 @@ public final class RecordedCall {
   /**
    * The Flight method: {@code Handshake}, {@code GetFlightInfo}, {@code GetSchema}, {@code DoGet},
    * {@code DoPut}, {@code DoExchange}, {@code ListFlights}, {@code ListActions}, {@code
-   * PollFlightInfo}, or {@code DoAction:<action type>} such as {@code
-   * DoAction:SetSessionOptions}; plain {@code DoAction} for an action refused before its type was
-   * read (for want of credentials).
+   * PollFlightInfo}, or {@code DoAction:<action type>} such as {@code DoAction:SetSessionOptions};
+   * plain {@code DoAction} for an action refused before its type was read (for want of
+   * credentials).
    */
   public String method() {
     return method;

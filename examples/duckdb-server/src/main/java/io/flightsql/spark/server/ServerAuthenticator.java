@@ -38,6 +38,7 @@ final class ServerAuthenticator implements CallHeaderAuthenticator {
   private final String username;
   private final byte[] password;
   private final byte[] fixedToken;
+
   /** Tokens handed out by basic authentication, to the user they authenticate. */
   private final Map<String, String> issuedTokens = new ConcurrentHashMap<>();
 

@@ -22,15 +22,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Streams one {@link StatementSlice} to a DoGet client.
  *
- * <p>Every endpoint of a query runs the very same statement ({@link QuerySql#subquery}) and keeps its
- * own rows of the result: it drops the batches before its offset, cuts the batches at its edges, and
- * stops DuckDB as soon as it has its rows. Pushing the offset into the SQL instead ({@code LIMIT n
- * OFFSET k}) would let DuckDB choose a different plan per endpoint (top-N, late materialisation),
- * and plans that differ may order ties differently, so the slices would no longer fit together.
+ * <p>Every endpoint of a query runs the very same statement ({@link QuerySql#subquery}) and keeps
+ * its own rows of the result: it drops the batches before its offset, cuts the batches at its
+ * edges, and stops DuckDB as soon as it has its rows. Pushing the offset into the SQL instead
+ * ({@code LIMIT n OFFSET k}) would let DuckDB choose a different plan per endpoint (top-N, late
+ * materialisation), and plans that differ may order ties differently, so the slices would no longer
+ * fit together.
  *
- * <p>Rows travel from DuckDB to gRPC without being copied in Java: DuckDB exports each batch through
- * the Arrow C data interface, and the batch's buffers are transferred into the root that the
- * listener sends. A call holds at most the batch being sent and the one being read.
+ * <p>Rows travel from DuckDB to gRPC without being copied in Java: DuckDB exports each batch
+ * through the Arrow C data interface, and the batch's buffers are transferred into the root that
+ * the listener sends. A call holds at most the batch being sent and the one being read.
  *
  * <p>Columns that DuckDB exports dictionary-encoded (ENUM, also inside lists, structs, maps and
  * unions) travel as Arrow IPC dictionaries: the root that is sent holds the index vectors, and the

@@ -243,8 +243,7 @@ class ServerSecurityTest {
         FlightSqlClient client =
             new FlightSqlClient(
                 FlightClient.builder(
-                        allocator,
-                        Location.forGrpcInsecure("127.0.0.1", server.port()))
+                        allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
                     .build())) {
       assertThatThrownBy(() -> client.execute(QUERY))
           .isInstanceOfSatisfying(
@@ -257,9 +256,7 @@ class ServerSecurityTest {
   void aSelfSignedServerIsReachedWithVerificationOff() throws Exception {
     try (DuckDbFlightSqlServer server =
             server()
-                .tls(
-                    certificates.selfSignedServerCertificate(),
-                    certificates.selfSignedServerKey())
+                .tls(certificates.selfSignedServerCertificate(), certificates.selfSignedServerKey())
                 .start();
         BufferAllocator allocator = new RootAllocator();
         FlightSqlClient trusting =
@@ -367,8 +364,7 @@ class ServerSecurityTest {
     return new CredentialCallOption(new BearerCredentialWriter(token));
   }
 
-  private static void assertUnauthenticated(
-      ThrowingCallable call, String messageStart) {
+  private static void assertUnauthenticated(ThrowingCallable call, String messageStart) {
     assertThatThrownBy(call)
         .isInstanceOfSatisfying(
             FlightRuntimeException.class,

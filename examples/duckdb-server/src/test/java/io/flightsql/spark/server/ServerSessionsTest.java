@@ -281,8 +281,7 @@ class ServerSessionsTest {
                 .bearerToken("t0ken")
                 .start();
         Client client = Client.withCookies(server)) {
-      assertThatThrownBy(() -> client.value("SELECT 1"))
-          .isInstanceOf(FlightRuntimeException.class);
+      assertThatThrownBy(() -> client.value("SELECT 1")).isInstanceOf(FlightRuntimeException.class);
       assertThat(client.setCookies).as("a refused call starts no session").isEmpty();
     }
   }

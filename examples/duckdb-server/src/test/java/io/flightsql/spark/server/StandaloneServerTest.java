@@ -134,8 +134,7 @@ class StandaloneServerTest {
         .hasMessage(
             "Invalid value 'NOPE' for option '--token-env': the environment variable NOPE is not"
                 + " set");
-    assertThatThrownBy(
-            () -> ServerCommandLine.parse(new String[] {"--password", "s3cret"}, none))
+    assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--password", "s3cret"}, none))
         .hasMessageStartingWith("Option '--password' does not exist")
         .hasMessageContaining("FLIGHTSQL_SERVER_PASSWORD")
         .hasMessageNotContaining("s3cret");
@@ -231,8 +230,7 @@ class StandaloneServerTest {
   /** The URI that the server's stdout says it listens on; {@code scheme} is a regex. */
   private static String listeningUri(BufferedReader out, String scheme) throws Exception {
     Pattern listening =
-        Pattern.compile(
-            "Flight SQL server listening on (" + scheme + "://127\\.0\\.0\\.1:\\d+)");
+        Pattern.compile("Flight SQL server listening on (" + scheme + "://127\\.0\\.0\\.1:\\d+)");
     List<String> lines = new ArrayList<>();
     String uri = null;
     while (uri == null) {

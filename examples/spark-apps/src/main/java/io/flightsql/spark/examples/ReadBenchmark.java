@@ -49,7 +49,10 @@ public final class ReadBenchmark {
 
   private final BenchmarkArgs args;
   private final String uri;
-  /** The embedded server with one endpoint per query of the partitioned case, if one was started. */
+
+  /**
+   * The embedded server with one endpoint per query of the partitioned case, if one was started.
+   */
   private DuckDbFlightSqlServer singleEndpointServer;
 
   private ReadBenchmark(BenchmarkArgs args, String uri) {
@@ -150,9 +153,9 @@ public final class ReadBenchmark {
   }
 
   /**
-   * A server with one endpoint per query, as third-party servers are, for the partitioned case:
-   * the embedded server itself when it has one endpoint, or the server of {@code --uri} whatever
-   * it has; else a second embedded server with the same {@code lineitem}.
+   * A server with one endpoint per query, as third-party servers are, for the partitioned case: the
+   * embedded server itself when it has one endpoint, or the server of {@code --uri} whatever it
+   * has; else a second embedded server with the same {@code lineitem}.
    */
   private String singleEndpointUri() {
     if (args.uri() != null || args.endpoints() == 1) {

@@ -19,17 +19,16 @@ import scala.jdk.javaapi.CollectionConverters;
  * <ul>
  *   <li><b>filter 1%</b>: {@code l_orderkey <= rows / 400}, which selects exactly 1% of {@code
  *       lineitem} (four lines per order), written to the {@code noop} sink;
- *   <li><b>aggregate</b>: a TPC-H Q1-like {@code GROUP BY l_returnflag, l_linestatus} with SUM,
- *       AVG and COUNT, collected (Q1's shipdate filter is left out: on this data it selects every
- *       row);
+ *   <li><b>aggregate</b>: a TPC-H Q1-like {@code GROUP BY l_returnflag, l_linestatus} with SUM, AVG
+ *       and COUNT, collected (Q1's shipdate filter is left out: on this data it selects every row);
  * </ul>
  *
  * with pushdown and without it (options {@code pushDownPredicate=false} and {@code
  * pushDownAggregate=false}), and a <b>partitioned</b> full scan of a server with one endpoint per
  * query: {@code numPartitions=2} on {@code l_orderkey} against the one partition it gives alone.
- * Each case prints the rows of {@code lineitem} scanned per second (the table's rows over the
- * time, whatever the server sent) and the Arrow bytes the connector received (its metric), and
- * the ratios of the two ways.
+ * Each case prints the rows of {@code lineitem} scanned per second (the table's rows over the time,
+ * whatever the server sent) and the Arrow bytes the connector received (its metric), and the ratios
+ * of the two ways.
  */
 final class ReadCases {
   private static final String ROWS_METRIC = "rows received from the Flight SQL server";
