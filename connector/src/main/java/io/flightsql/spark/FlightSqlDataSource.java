@@ -1,9 +1,9 @@
 package io.flightsql.spark;
 
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
+import io.flightsql.spark.config.OptionSources;
 import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.read.SourceQuery;
@@ -11,7 +11,6 @@ import io.flightsql.spark.types.ArrowTypeMapping;
 import io.flightsql.spark.types.ComparableColumns;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import io.flightsql.spark.write.FlightSqlSaveMode;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,7 +19,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SQLContext;
 import org.apache.spark.sql.SaveMode;
-import org.apache.spark.sql.connector.catalog.SessionConfigSupport;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -38,7 +37,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * The entry point Spark finds by the short name {@code flightsql}: {@code
  * spark.read.format("flightsql")}, {@code CREATE TEMPORARY VIEW ... USING flightsql}, and {@code
  * df.write.format("flightsql")}. Runs on the driver. Options may also come from session
- * configuration {@code spark.datasource.flightsql.*}, which explicit options override.
+ * configuration {@code spark.datasource.flightsql.*}, which explicit options override: reads and
+ * writes alike merge the two with {@link OptionSources}, which documents the order.
  *
  * <p>Writes come in through {@link #createRelation}, Spark's entry for sources that handle every
  * save mode themselves: it checks and prepares the table as the mode says, then streams the rows
@@ -46,7 +46,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * protocol and the job a rows-written metric.
  */
 public final class FlightSqlDataSource
-    implements TableProvider, DataSourceRegister, SessionConfigSupport, CreatableRelationProvider {
+    implements TableProvider, DataSourceRegister, CreatableRelationProvider {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlDataSource.class);
 
   /**
@@ -65,15 +65,12 @@ public final class FlightSqlDataSource
     return "flightsql";
   }
 
-  @Override
-  public String keyPrefix() {
-    return "flightsql";
-  }
-
   /** Asks the server for the result schema of the query (or table) and maps it to Spark types. */
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
-    FlightSqlReadConfig config = FlightSqlReadConfig.from(options);
+    FlightSqlReadConfig config =
+        FlightSqlReadConfig.from(
+            withSessionConf(SparkSession.active(), options.asCaseSensitiveMap()));
     Schema arrowSchema;
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "schema")) {
       String sql =
@@ -104,7 +101,9 @@ public final class FlightSqlDataSource
       return append.get();
     }
     Set<String> comparable = schema.equals(inferredSchema) ? inferredComparable : null;
-    return new FlightSqlTable(schema, FlightSqlReadConfig.from(properties), comparable);
+    FlightSqlReadConfig config =
+        FlightSqlReadConfig.from(withSessionConf(SparkSession.active(), properties));
+    return new FlightSqlTable(schema, config, comparable);
   }
 
   /** Every type the Spark-to-Arrow mapping knows can be written, intervals and TIME included. */
@@ -124,20 +123,8 @@ public final class FlightSqlDataSource
       SaveMode mode,
       scala.collection.immutable.Map<String, String> parameters,
       Dataset<Row> data) {
-    Map<String, String> options = new HashMap<>();
-    String prefix = FlightSqlOptions.SESSION_CONF_PREFIX;
-    sqlContext
-        .sparkSession()
-        .conf()
-        .getAll()
-        .foreach(
-            entry -> {
-              if (entry._1().startsWith(prefix)) {
-                options.put(entry._1().substring(prefix.length()), entry._2());
-              }
-              return null;
-            });
-    options.putAll(CollectionConverters.asJava(parameters));
+    Map<String, String> options =
+        withSessionConf(sqlContext.sparkSession(), CollectionConverters.asJava(parameters));
     FlightSqlSaveMode.save(
         FlightSqlWriteConfig.from(options),
         options,
@@ -145,6 +132,18 @@ public final class FlightSqlDataSource
         data,
         FlightSqlDataSource.class.getName());
     return new WrittenRelation(sqlContext, data.schema());
+  }
+
+  /**
+   * The options of a read or write over the session's {@code spark.datasource.flightsql.*}
+   * configuration. Reads take the active session: Spark resolves a read while its session is the
+   * active one.
+   */
+  private static Map<String, String> withSessionConf(
+      SparkSession session, Map<String, String> options) {
+    return OptionSources.explicit(options)
+        .withSessionConf(CollectionConverters.asJava(session.conf().getAll()))
+        .merged();
   }
 
   /** What {@link #createRelation} returns: Spark only asks it for its schema. */

@@ -170,6 +170,19 @@ class FlightSqlReadTest {
   }
 
   @Test
+  void explicitOptionsBeatTheSessionConfiguration() {
+    spark.conf().set("spark.datasource.flightsql.uri", "grpc://127.0.0.1:1");
+    spark.conf().set("spark.datasource.flightsql.query", "SELECT 7 AS seven");
+    try {
+      Dataset<Row> df = spark.read().format("flightsql").option("Uri", server.uri()).load();
+      assertThat(df.first().getInt(0)).isEqualTo(7);
+    } finally {
+      spark.conf().unset("spark.datasource.flightsql.uri");
+      spark.conf().unset("spark.datasource.flightsql.query");
+    }
+  }
+
+  @Test
   void stringsAndDecimalsSurviveZeroCopyReads() {
     List<Row> rows =
         read(

@@ -152,6 +152,19 @@ class FlightSqlWriteTest {
   }
 
   @Test
+  void sessionConfigurationSuppliesOptionsAndExplicitOptionsBeatIt() throws Exception {
+    spark.conf().set("spark.datasource.flightsql.uri", "grpc://127.0.0.1:1");
+    spark.conf().set("spark.datasource.flightsql.dbtable", "from_session_conf");
+    try {
+      spark.range(2).toDF().write().format("flightsql").option("URI", server.uri()).save();
+    } finally {
+      spark.conf().unset("spark.datasource.flightsql.uri");
+      spark.conf().unset("spark.datasource.flightsql.dbtable");
+    }
+    assertThat(count("SELECT count(*) FROM from_session_conf")).isEqualTo(2);
+  }
+
+  @Test
   void appendCreatesTheTableWhenMissingThenAdds() {
     writer(spark.range(3).toDF(), "appended").mode("append").save();
     writer(spark.range(3, 5).toDF(), "appended").mode("append").save();

@@ -1,154 +1,128 @@
 package io.flightsql.spark.config;
 
-import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
-import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.time.Duration;
 
 /**
- * Reads the connection options shared by reads and writes (address, credentials, TLS, headers,
- * timeouts, session defaults) into {@link ConnectionSettings}. Runs on the driver: the files named
- * by options are read here, and their contents travel with the job.
+ * The options of scope {@link OptionScope#CONNECTION}: how to reach the server and who to be there,
+ * for every read and write. {@link ConnectionSettingsReader} turns them into the client's settings.
  */
-final class ConnectionOptions {
-  private static final Logger LOG = LoggerFactory.getLogger(ConnectionOptions.class);
-
-  /** gRPC header names: lower case (Spark lower-cases option names anyway), no pseudo-headers. */
-  private static final Pattern HEADER_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
-
+public final class ConnectionOptions {
   private ConnectionOptions() {}
 
-  static ConnectionSettings from(OptionReader reader) {
-    FlightUri uri = reader.uri();
-    ConnectionSettings.Builder settings = ConnectionSettings.builder(uri);
-    credentials(reader, settings);
-    tls(reader, uri, settings);
-    headers(reader, settings);
-    reader
-        .durationMillis(FlightSqlOptions.CONNECT_TIMEOUT)
-        .ifPresent(settings::connectTimeoutMillis);
-    reader.durationMillis(FlightSqlOptions.CALL_TIMEOUT).ifPresent(settings::callTimeoutMillis);
-    settings.maxInboundMessageSize(
-        (int) reader.positiveLong(FlightSqlOptions.MAX_INBOUND_MESSAGE_SIZE, Integer.MAX_VALUE));
-    if (reader.bool(FlightSqlOptions.ALLOW_INSECURE_LOCATIONS)) {
-      settings.allowInsecureLocations();
-    }
-    settings.sessionDefaults(
-        reader.optional(FlightSqlOptions.CATALOG).orElse(null),
-        reader.optional(FlightSqlOptions.SCHEMA).orElse(null));
-    return settings.build();
-  }
+  private static final OptionScope SCOPE = OptionScope.CONNECTION;
 
-  private static void credentials(OptionReader reader, ConnectionSettings.Builder settings) {
-    Optional<String> username = reader.optional(FlightSqlOptions.USERNAME);
-    Optional<String> password =
-        reader.secret(
-            FlightSqlOptions.PASSWORD,
-            FlightSqlOptions.PASSWORD_ENV,
-            FlightSqlOptions.PASSWORD_FILE);
-    Optional<String> token =
-        reader.secret(
-            FlightSqlOptions.TOKEN, FlightSqlOptions.TOKEN_ENV, FlightSqlOptions.TOKEN_FILE);
-    if (username.isPresent() && token.isPresent()) {
-      throw new IllegalArgumentException(
-          "Options 'username' and 'token' cannot be used together: give 'username' with"
-              + " 'password' for basic authentication, or 'token' for a bearer token");
-    }
-    if (username.isPresent() && !password.isPresent()) {
-      throw new IllegalArgumentException(
-          "Option 'username' needs a password: give 'password', 'passwordEnv' or 'passwordFile'");
-    }
-    if (!username.isPresent() && password.isPresent()) {
-      throw new IllegalArgumentException(
-          "A password is given but option 'username' is missing; basic authentication needs"
-              + " both");
-    }
-    if (username.isPresent()) {
-      settings.basicAuth(username.get(), password.get());
-    }
-    token.ifPresent(settings::token);
-  }
+  public static final OptionSpec<FlightUri> URI =
+      OptionTypes.uri("uri", SCOPE)
+          .description(
+              "The Flight SQL server to connect to. Required. `grpc://` and `grpc+tcp://` are"
+                  + " plaintext; `grpc+tls://` uses TLS, trusting the JVM's default trust store"
+                  + " unless `tlsRootCerts` says otherwise. See docs/security.md.");
 
-  private static void tls(OptionReader reader, FlightUri uri, ConnectionSettings.Builder settings) {
-    boolean skipVerification = reader.bool(FlightSqlOptions.DISABLE_CERTIFICATE_VERIFICATION);
-    boolean rootCerts = reader.optional(FlightSqlOptions.TLS_ROOT_CERTS).isPresent();
-    boolean clientCert = reader.optional(FlightSqlOptions.CLIENT_CERTIFICATE).isPresent();
-    boolean clientKey = reader.optional(FlightSqlOptions.CLIENT_KEY).isPresent();
-    if (!uri.isTls()) {
-      for (OptionSpec spec :
-          new OptionSpec[] {
-            FlightSqlOptions.TLS_ROOT_CERTS,
-            FlightSqlOptions.CLIENT_CERTIFICATE,
-            FlightSqlOptions.CLIENT_KEY
-          }) {
-        if (reader.optional(spec).isPresent()) {
-          throw new IllegalArgumentException(
-              "Option '" + spec.name() + "' needs TLS: use a grpc+tls://host:port 'uri'");
-        }
-      }
-      if (skipVerification) {
-        throw new IllegalArgumentException(
-            "Option 'disableCertificateVerification' needs TLS: use a grpc+tls://host:port 'uri'");
-      }
-      return;
-    }
-    if (skipVerification && rootCerts) {
-      throw new IllegalArgumentException(
-          "Options 'tlsRootCerts' and 'disableCertificateVerification' cannot be used together:"
-              + " trust a private CA with 'tlsRootCerts', or accept any certificate (tests only)"
-              + " with 'disableCertificateVerification'");
-    }
-    if (clientCert != clientKey) {
-      throw new IllegalArgumentException(
-          "Options 'clientCertificate' and 'clientKey' go together (mutual TLS); "
-              + (clientCert ? "'clientKey'" : "'clientCertificate'")
-              + " is missing");
-    }
-    if (rootCerts) {
-      settings.rootCertificates(reader.readFile(FlightSqlOptions.TLS_ROOT_CERTS));
-    }
-    if (skipVerification) {
-      LOG.warn(
-          "Option 'disableCertificateVerification' is true: the certificate of {} is not"
-              + " checked, so the connection is encrypted but the server is not authenticated",
-          uri);
-      settings.skipCertificateVerification();
-    }
-    if (clientCert) {
-      settings.clientCertificate(
-          reader.readFile(FlightSqlOptions.CLIENT_CERTIFICATE),
-          reader.readFile(FlightSqlOptions.CLIENT_KEY));
-    }
-  }
+  public static final OptionSpec<String> USERNAME =
+      OptionTypes.text("username", "a user name", SCOPE)
+          .description(
+              "Basic authentication: the user name, sent with `password` in a Flight handshake."
+                  + " The bearer token the server answers with is sent on every later call, on the"
+                  + " driver and on executors, and obtained again once when the server says it"
+                  + " expired (UNAUTHENTICATED).");
 
-  private static void headers(OptionReader reader, ConnectionSettings.Builder settings) {
-    for (Map.Entry<String, String> header :
-        reader.withPrefix(FlightSqlOptions.HEADER_PREFIX).entrySet()) {
-      String name = header.getKey().toLowerCase(Locale.ROOT);
-      String option = FlightSqlOptions.HEADER_PREFIX + header.getKey();
-      if (!HEADER_NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException(
-            "Option '"
-                + option
-                + "' does not name a valid gRPC header: expected letters, digits, '-', '_' or '.'"
-                + " after 'header.'");
-      }
-      if (name.endsWith("-bin")) {
-        throw new IllegalArgumentException(
-            "Option '" + option + "' names a binary gRPC header (-bin), which is not supported");
-      }
-      if (name.equals("authorization")) {
-        throw new IllegalArgumentException(
-            "Option '"
-                + option
-                + "' is not supported: give credentials with 'username' and 'password', or"
-                + " 'token'");
-      }
-      settings.header(name, header.getValue());
-    }
-  }
+  public static final OptionSpec<String> PASSWORD =
+      OptionTypes.text("password", "a password", SCOPE)
+          .secret()
+          .description(
+              "Basic authentication: the password of `username`. Prefer `passwordEnv` or"
+                  + " `passwordFile`, which keep it out of notebooks; only one of the three may be"
+                  + " given.");
+
+  public static final OptionSpec<String> PASSWORD_ENV =
+      OptionTypes.text("passwordEnv", "the name of an environment variable", SCOPE)
+          .description("The environment variable (of the driver) holding the password.");
+
+  public static final OptionSpec<String> PASSWORD_FILE =
+      OptionTypes.text("passwordFile", "a file path", SCOPE)
+          .description(
+              "A file (read on the driver) whose content, without surrounding whitespace, is the"
+                  + " password.");
+
+  public static final OptionSpec<String> TOKEN =
+      OptionTypes.text("token", "a bearer token", SCOPE)
+          .secret()
+          .description(
+              "A bearer token (a personal access token, an InfluxDB token) sent on every call as"
+                  + " `authorization: Bearer <token>`. Cannot be combined with `username`. Prefer"
+                  + " `tokenEnv` or `tokenFile`.");
+
+  public static final OptionSpec<String> TOKEN_ENV =
+      OptionTypes.text("tokenEnv", "the name of an environment variable", SCOPE)
+          .description("The environment variable (of the driver) holding the token.");
+
+  public static final OptionSpec<String> TOKEN_FILE =
+      OptionTypes.text("tokenFile", "a file path", SCOPE)
+          .description(
+              "A file (read on the driver) whose content, without surrounding whitespace, is the"
+                  + " token.");
+
+  public static final OptionSpec<String> TLS_ROOT_CERTS =
+      OptionTypes.text("tlsRootCerts", "a path to PEM certificates", SCOPE)
+          .description(
+              "With `grpc+tls://`: the certificate authorities to trust instead of the JVM's"
+                  + " default trust store, e.g. a private CA. Read on the driver; its content goes"
+                  + " to executors with the job.");
+
+  public static final OptionSpec<Boolean> DISABLE_CERTIFICATE_VERIFICATION =
+      OptionTypes.bool("disableCertificateVerification", SCOPE)
+          .defaultValue(false)
+          .description(
+              "With `grpc+tls://`: `true` accepts any server certificate, without checking who"
+                  + " signed it or whom it names. The connection is encrypted but not"
+                  + " authenticated: for tests only. Logs a warning.");
+
+  public static final OptionSpec<String> CLIENT_CERTIFICATE =
+      OptionTypes.text("clientCertificate", "a path to a PEM certificate chain", SCOPE)
+          .description(
+              "Mutual TLS: the client's certificate chain, with `clientKey`. Read on the driver.");
+
+  public static final OptionSpec<String> CLIENT_KEY =
+      OptionTypes.text("clientKey", "a path to a PEM PKCS#8 private key", SCOPE)
+          .secret()
+          .description(
+              "Mutual TLS: the private key of `clientCertificate`. Read on the driver; the key"
+                  + " (not the path) goes to executors with the job and is never printed.");
+
+  /** A family of options, {@code header.<name>}: see {@link OptionSpec#prefix()}. */
+  public static final OptionSpec<String> HEADER =
+      OptionTypes.text("header.<name>", "any text", SCOPE)
+          .secret()
+          .description(
+              "An extra gRPC header `<name>: <value>` sent on every call, e.g."
+                  + " `header.x-tenant`. Values are treated as secrets.");
+
+  public static final OptionSpec<Duration> CONNECT_TIMEOUT =
+      OptionTypes.duration("connectTimeout", SCOPE)
+          .defaultValue(Duration.ofSeconds(30))
+          .description(
+              "How long to wait for a TCP connection (and its TLS handshake) to the server.");
+
+  public static final OptionSpec<Duration> CALL_TIMEOUT =
+      OptionTypes.duration("callTimeout", SCOPE)
+          .description(
+              "The deadline of each call to the server; none by default. A DoGet (the reading of"
+                  + " a partition) is bounded until its first message (the schema) arrives, not"
+                  + " for the whole stream; an upload (DoPut) is not bounded, as its length"
+                  + " depends on the data. A call past it fails with DEADLINE_EXCEEDED.");
+
+  public static final OptionSpec<Integer> MAX_INBOUND_MESSAGE_SIZE =
+      OptionTypes.positiveInt("maxInboundMessageSize", "a positive number of bytes", SCOPE)
+          .defaultValue(Integer.MAX_VALUE)
+          .description(
+              "The largest gRPC message (one Arrow record batch) accepted from the server.");
+
+  public static final OptionSpec<Boolean> ALLOW_INSECURE_LOCATIONS =
+      OptionTypes.bool("allowInsecureLocations", SCOPE)
+          .defaultValue(false)
+          .description(
+              "Whether an endpoint location in plaintext (`grpc+tcp://`) may be read when `uri`"
+                  + " uses TLS. Credentials, headers and cookies go to every location read, so by"
+                  + " default such a location is refused.");
 }

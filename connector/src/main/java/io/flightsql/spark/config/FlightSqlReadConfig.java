@@ -3,8 +3,6 @@ package io.flightsql.spark.config;
 import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.types.TypeMappingOptions;
-import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
-import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.Optional;
@@ -41,23 +39,25 @@ public final class FlightSqlReadConfig implements Serializable {
     this.typeOptions = typeOptions;
     this.partitioning = ReadPartitioning.from(reader);
     this.dialect = FlightSqlWriteConfig.dialect(reader);
-    this.pushDownPredicate = reader.bool(FlightSqlOptions.PUSH_DOWN_PREDICATE);
-    this.pushDownLimit = reader.bool(FlightSqlOptions.PUSH_DOWN_LIMIT);
-    this.pushDownOffset = reader.bool(FlightSqlOptions.PUSH_DOWN_OFFSET);
-    this.pushDownTopN = reader.bool(FlightSqlOptions.PUSH_DOWN_TOP_N);
-    this.pushDownAggregate = reader.bool(FlightSqlOptions.PUSH_DOWN_AGGREGATE);
+    this.pushDownPredicate = reader.value(ReadOptions.PUSH_DOWN_PREDICATE);
+    this.pushDownLimit = reader.value(ReadOptions.PUSH_DOWN_LIMIT);
+    this.pushDownOffset = reader.value(ReadOptions.PUSH_DOWN_OFFSET);
+    this.pushDownTopN = reader.value(ReadOptions.PUSH_DOWN_TOP_N);
+    this.pushDownAggregate = reader.value(ReadOptions.PUSH_DOWN_AGGREGATE);
   }
 
   /**
-   * Validates the options of a read.
+   * Validates the options of a read, all sources already merged ({@link OptionSources}); logs a
+   * warning for each option it does not know ({@link UnknownOptions}).
    *
    * @throws IllegalArgumentException naming the option at fault and what it expects
    */
   public static FlightSqlReadConfig from(Map<String, String> options) {
+    UnknownOptions.warn(options);
     OptionReader reader = OptionReader.of(options);
-    ConnectionSettings connection = ConnectionOptions.from(reader);
-    Optional<String> query = reader.optional(FlightSqlOptions.QUERY);
-    Optional<String> table = reader.optional(FlightSqlOptions.DBTABLE);
+    ConnectionSettings connection = ConnectionSettingsReader.from(reader);
+    Optional<String> query = reader.given(ReadOptions.QUERY);
+    Optional<String> table = reader.given(ReadWriteOptions.DBTABLE);
     if (query.isPresent() && table.isPresent()) {
       throw new IllegalArgumentException(
           "Options 'dbtable' and 'query' cannot be used together; use 'query' for ad-hoc SQL"
@@ -65,15 +65,9 @@ public final class FlightSqlReadConfig implements Serializable {
     }
     TypeMappingOptions typeOptions =
         TypeMappingOptions.of(
-                reader.choice(
-                    FlightSqlOptions.DECIMAL_OVERFLOW,
-                    DecimalOverflow.class,
-                    DecimalOverflow.ERROR),
-                reader.choice(
-                    FlightSqlOptions.NANOSECONDS, Nanoseconds.class, Nanoseconds.TRUNCATE))
+                reader.value(ReadOptions.DECIMAL_OVERFLOW), reader.value(ReadOptions.NANOSECONDS))
             .withMixedUnionsAsText(
-                reader.choice(FlightSqlOptions.MIXED_UNIONS, MixedUnions.class, MixedUnions.ERROR)
-                    == MixedUnions.STRING);
+                reader.value(ReadOptions.MIXED_UNIONS) == ReadOptions.MixedUnions.STRING);
     if (table.isPresent()) {
       return new FlightSqlReadConfig(
           connection, "SELECT * FROM " + table.get(), table.get(), typeOptions, reader);
@@ -85,12 +79,6 @@ public final class FlightSqlReadConfig implements Serializable {
     throw new IllegalArgumentException(
         "One of options 'query' or 'dbtable' is required: 'query' for a SQL query, 'dbtable'"
             + " for a table name");
-  }
-
-  /** The values of option {@code mixedUnions}. */
-  private enum MixedUnions {
-    ERROR,
-    STRING
   }
 
   private static String stripTrailingSemicolons(String sql) {
@@ -130,7 +118,10 @@ public final class FlightSqlReadConfig implements Serializable {
     return partitioning;
   }
 
-  /** The dialect option {@code dialect} names, or empty for {@code auto}. */
+  /**
+   * The dialect option {@code dialect} names, in lower case (one of {@link
+   * ReadWriteOptions#DIALECT}'s allowed values), or empty for {@code auto}.
+   */
   public Optional<String> dialect() {
     return Optional.ofNullable(dialect);
   }

@@ -4,8 +4,6 @@ import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.TableRef;
 import java.io.Serializable;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -61,61 +59,55 @@ public final class FlightSqlWriteConfig implements Serializable {
   }
 
   /**
-   * Validates the options of a write.
+   * Validates the options of a write, all sources already merged ({@link OptionSources}); logs a
+   * warning for each option it does not know ({@link UnknownOptions}).
    *
    * @throws IllegalArgumentException naming the option at fault and what it expects
    */
   public static FlightSqlWriteConfig from(Map<String, String> options) {
+    UnknownOptions.warn(options);
     OptionReader reader = OptionReader.of(options);
-    ConnectionSettings connection = ConnectionOptions.from(reader);
-    if (reader.optional(FlightSqlOptions.QUERY).isPresent()) {
+    ConnectionSettings connection = ConnectionSettingsReader.from(reader);
+    if (reader.given(ReadOptions.QUERY).isPresent()) {
       throw new IllegalArgumentException(
           "Option 'query' cannot be used to write; name the table to write with 'dbtable'");
     }
-    Optional<String> dbtable = reader.optional(FlightSqlOptions.DBTABLE);
+    Optional<String> dbtable = reader.given(ReadWriteOptions.DBTABLE);
     if (!dbtable.isPresent()) {
       throw new IllegalArgumentException(
-          "Option 'dbtable' is required to write: expected " + FlightSqlOptions.DBTABLE.form());
+          "Option 'dbtable' is required to write: expected " + ReadWriteOptions.DBTABLE.form());
     }
     TableRef table;
     try {
       table =
           TableRef.parse(
               dbtable.get(),
-              reader.optional(FlightSqlOptions.CATALOG).orElse(null),
-              reader.optional(FlightSqlOptions.SCHEMA).orElse(null));
+              reader.given(ReadWriteOptions.CATALOG).orElse(null),
+              reader.given(ReadWriteOptions.SCHEMA).orElse(null));
     } catch (IllegalArgumentException e) {
-      throw OptionReader.invalid(FlightSqlOptions.DBTABLE, dbtable.get(), e.getMessage());
+      throw ReadWriteOptions.DBTABLE.invalid(dbtable.get(), e.getMessage());
     }
     return new FlightSqlWriteConfig(
         connection,
         table,
-        reader.choice(FlightSqlOptions.WRITE_METHOD, WriteMethod.class, WriteMethod.AUTO),
-        (int) reader.positiveLong(FlightSqlOptions.BATCH_SIZE, Integer.MAX_VALUE),
-        reader.positiveLong(FlightSqlOptions.BATCH_BYTES, Long.MAX_VALUE),
-        reader.bool(FlightSqlOptions.TRUNCATE),
-        reader.bool(FlightSqlOptions.ATOMIC),
+        reader.value(WriteOptions.WRITE_METHOD),
+        reader.value(WriteOptions.BATCH_SIZE),
+        reader.value(WriteOptions.BATCH_BYTES),
+        reader.value(WriteOptions.TRUNCATE),
+        reader.value(WriteOptions.ATOMIC),
         dialect(reader));
   }
 
-  /** The names option {@code dialect} takes besides {@code auto}, one per dialect. */
-  private static final List<String> DIALECTS =
-      Arrays.asList("ansi", "duckdb", "sqlite", "derby", "mysql");
-
-  /** Option {@code dialect}, in lower case: null for {@code auto}. */
+  /** Option {@code dialect}, lower case: null for {@code auto}. */
   static String dialect(OptionReader reader) {
-    Optional<String> value = reader.optional(FlightSqlOptions.DIALECT);
-    if (!value.isPresent() || value.get().equalsIgnoreCase("auto")) {
-      return null;
-    }
-    String name = value.get().toLowerCase(Locale.ROOT);
-    if (!DIALECTS.contains(name)) {
-      throw OptionReader.invalid(FlightSqlOptions.DIALECT, value.get(), null);
-    }
-    return name;
+    String name = reader.value(ReadWriteOptions.DIALECT);
+    return name.equals(ReadWriteOptions.AUTO_DIALECT) ? null : name;
   }
 
-  /** The dialect the user chose, or empty for {@code auto}. */
+  /**
+   * The dialect the user chose, by its lower-case name (one of {@link ReadWriteOptions#DIALECT}'s
+   * allowed values), or empty for {@code auto}.
+   */
   public Optional<String> dialect() {
     return Optional.ofNullable(dialect);
   }
@@ -172,7 +164,7 @@ public final class FlightSqlWriteConfig implements Serializable {
         + ", atomic="
         + atomic
         + ", dialect="
-        + (dialect == null ? "auto" : dialect)
+        + (dialect == null ? ReadWriteOptions.AUTO_DIALECT : dialect)
         + "}";
   }
 }

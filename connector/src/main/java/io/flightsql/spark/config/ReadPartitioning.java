@@ -43,18 +43,18 @@ public final class ReadPartitioning implements Serializable {
    * @throws IllegalArgumentException naming the option at fault and what it expects
    */
   static ReadPartitioning from(OptionReader reader) {
-    Optional<String> column = reader.optional(FlightSqlOptions.PARTITION_COLUMN);
-    Optional<String> lower = reader.optional(FlightSqlOptions.LOWER_BOUND);
-    Optional<String> upper = reader.optional(FlightSqlOptions.UPPER_BOUND);
-    Optional<String> count = reader.optional(FlightSqlOptions.NUM_PARTITIONS);
-    Optional<String> predicates = reader.optional(FlightSqlOptions.PREDICATES);
+    Optional<String> column = reader.given(ReadOptions.PARTITION_COLUMN);
+    Optional<String> lower = reader.given(ReadOptions.LOWER_BOUND);
+    Optional<String> upper = reader.given(ReadOptions.UPPER_BOUND);
+    Optional<String> count = reader.given(ReadOptions.NUM_PARTITIONS);
+    boolean predicates = reader.given(ReadOptions.PREDICATES).isPresent();
     List<String> given = new ArrayList<>();
     List<String> missing = new ArrayList<>();
-    sort(FlightSqlOptions.PARTITION_COLUMN, column, given, missing);
-    sort(FlightSqlOptions.LOWER_BOUND, lower, given, missing);
-    sort(FlightSqlOptions.UPPER_BOUND, upper, given, missing);
-    sort(FlightSqlOptions.NUM_PARTITIONS, count, given, missing);
-    if (predicates.isPresent()) {
+    sort(ReadOptions.PARTITION_COLUMN, column, given, missing);
+    sort(ReadOptions.LOWER_BOUND, lower, given, missing);
+    sort(ReadOptions.UPPER_BOUND, upper, given, missing);
+    sort(ReadOptions.NUM_PARTITIONS, count, given, missing);
+    if (predicates) {
       if (!given.isEmpty()) {
         throw new IllegalArgumentException(
             "Option 'predicates' cannot be used together with "
@@ -62,7 +62,7 @@ public final class ReadPartitioning implements Serializable {
                 + "; use 'predicates' for WHERE clauses of your own, or 'partitionColumn' with"
                 + " 'lowerBound', 'upperBound' and 'numPartitions' for ranges of one column");
       }
-      return new ReadPartitioning(null, null, null, 0, parsePredicates(predicates.get()));
+      return new ReadPartitioning(null, null, null, 0, reader.value(ReadOptions.PREDICATES));
     }
     if (given.isEmpty()) {
       return NONE;
@@ -78,12 +78,12 @@ public final class ReadPartitioning implements Serializable {
               + (missing.size() == 1 ? " is" : " are")
               + " missing");
     }
-    int partitions = (int) reader.positiveLong(FlightSqlOptions.NUM_PARTITIONS, Integer.MAX_VALUE);
+    int partitions = reader.value(ReadOptions.NUM_PARTITIONS);
     return new ReadPartitioning(column.get(), lower.get(), upper.get(), partitions, null);
   }
 
   private static void sort(
-      OptionSpec spec, Optional<String> value, List<String> given, List<String> missing) {
+      OptionSpec<?> spec, Optional<String> value, List<String> given, List<String> missing) {
     (value.isPresent() ? given : missing).add(spec.name());
   }
 
@@ -96,30 +96,6 @@ public final class ReadPartitioning implements Serializable {
       out.append('\'').append(names.get(i)).append('\'');
     }
     return out.toString();
-  }
-
-  /**
-   * The conditions of option {@code predicates}: a JSON array of strings. JSON, rather than one
-   * condition per line or a separator, because conditions may hold any character (string literals
-   * with commas, newlines or semicolons), and JSON's escapes are known to every caller.
-   */
-  static List<String> parsePredicates(String text) {
-    List<String> out;
-    try {
-      out = new JsonStringArray(text).parse();
-    } catch (IllegalArgumentException e) {
-      throw OptionReader.invalid(FlightSqlOptions.PREDICATES, text, e.getMessage());
-    }
-    if (out.isEmpty()) {
-      throw OptionReader.invalid(FlightSqlOptions.PREDICATES, text, "the array is empty");
-    }
-    for (int i = 0; i < out.size(); i++) {
-      if (out.get(i).trim().isEmpty()) {
-        throw OptionReader.invalid(
-            FlightSqlOptions.PREDICATES, text, "condition " + (i + 1) + " is blank");
-      }
-    }
-    return out;
   }
 
   /** Whether the client splits the read; if not, the server's endpoints are its partitions. */
@@ -170,125 +146,5 @@ public final class ReadPartitioning implements Serializable {
       return "predicates=" + predicates.size();
     }
     return "server endpoints";
-  }
-
-  /**
-   * A parser of exactly one JSON array of strings, which is all option {@code predicates} takes.
-   */
-  private static final class JsonStringArray {
-    private final String text;
-    private int pos;
-
-    JsonStringArray(String text) {
-      this.text = text;
-    }
-
-    List<String> parse() {
-      List<String> out = new ArrayList<>();
-      skipSpace();
-      expect('[', "a JSON array starting with '['");
-      skipSpace();
-      if (peek() == ']') {
-        pos++;
-      } else {
-        while (true) {
-          skipSpace();
-          out.add(string());
-          skipSpace();
-          char c = next("',' or ']'");
-          if (c == ']') {
-            break;
-          }
-          if (c != ',') {
-            pos--;
-            throw error("expected ',' or ']'");
-          }
-        }
-      }
-      skipSpace();
-      if (pos != text.length()) {
-        throw error("unexpected text after the array");
-      }
-      return out;
-    }
-
-    private String string() {
-      expect('"', "a string in double quotes");
-      StringBuilder out = new StringBuilder();
-      while (true) {
-        char c = next("a closing '\"'");
-        if (c == '"') {
-          return out.toString();
-        }
-        if (c != '\\') {
-          out.append(c);
-          continue;
-        }
-        char escaped = next("an escaped character");
-        switch (escaped) {
-          case '"':
-          case '\\':
-          case '/':
-            out.append(escaped);
-            break;
-          case 'b':
-            out.append('\b');
-            break;
-          case 'f':
-            out.append('\f');
-            break;
-          case 'n':
-            out.append('\n');
-            break;
-          case 'r':
-            out.append('\r');
-            break;
-          case 't':
-            out.append('\t');
-            break;
-          case 'u':
-            if (pos + 4 > text.length()) {
-              throw error("expected 4 hex digits after \\u");
-            }
-            try {
-              out.append((char) Integer.parseInt(text.substring(pos, pos + 4), 16));
-            } catch (NumberFormatException e) {
-              throw error("expected 4 hex digits after \\u");
-            }
-            pos += 4;
-            break;
-          default:
-            throw error("unknown escape \\" + escaped);
-        }
-      }
-    }
-
-    private void skipSpace() {
-      while (pos < text.length() && Character.isWhitespace(text.charAt(pos))) {
-        pos++;
-      }
-    }
-
-    private char peek() {
-      return pos < text.length() ? text.charAt(pos) : '\0';
-    }
-
-    private char next(String expected) {
-      if (pos >= text.length()) {
-        throw error("the text ends where " + expected + " was expected");
-      }
-      return text.charAt(pos++);
-    }
-
-    private void expect(char c, String expected) {
-      if (pos >= text.length() || text.charAt(pos) != c) {
-        throw error("expected " + expected);
-      }
-      pos++;
-    }
-
-    private IllegalArgumentException error(String what) {
-      return new IllegalArgumentException(what + " at character " + (pos + 1));
-    }
   }
 }

@@ -1,8 +1,8 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.OptionReader;
+import io.flightsql.spark.config.ReadOptions;
 import io.flightsql.spark.config.ReadPartitioning;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.sql.ColumnPartitioning;
@@ -111,7 +111,7 @@ final class ClientPartitions {
             ? "the query's result has no such column; its columns are "
                 + String.join(", ", schema.fieldNames())
             : "it matches " + matches.size() + " columns; set spark.sql.caseSensitive=true";
-    throw OptionReader.invalid(FlightSqlOptions.PARTITION_COLUMN, name, why);
+    throw OptionReader.invalid(ReadOptions.PARTITION_COLUMN, name, why);
   }
 
   private static ColumnKind kind(StructField field) {
@@ -135,7 +135,7 @@ final class ClientPartitions {
       return ColumnKind.TIMESTAMP_NTZ;
     }
     throw OptionReader.invalid(
-        FlightSqlOptions.PARTITION_COLUMN,
+        ReadOptions.PARTITION_COLUMN,
         field.name(),
         "column '"
             + field.name()
@@ -161,7 +161,7 @@ final class ClientPartitions {
   private static IllegalArgumentException unwritableBound(
       StructField field, long bound, Dialect dialect) {
     return OptionReader.invalid(
-        FlightSqlOptions.PARTITION_COLUMN,
+        ReadOptions.PARTITION_COLUMN,
         field.name(),
         "dialect '"
             + dialect.name()

@@ -1,8 +1,8 @@
 package io.flightsql.spark.sql;
 
-import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.OptionReader;
 import io.flightsql.spark.config.OptionSpec;
+import io.flightsql.spark.config.ReadOptions;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -75,11 +75,10 @@ public final class ColumnPartitioning {
       int numPartitions,
       ZoneId zone) {
     if (numPartitions < 1) {
-      throw OptionReader.invalid(
-          FlightSqlOptions.NUM_PARTITIONS, Integer.toString(numPartitions), null);
+      throw OptionReader.invalid(ReadOptions.NUM_PARTITIONS, Integer.toString(numPartitions), null);
     }
-    long lower = parseBound(FlightSqlOptions.LOWER_BOUND, lowerText, kind, zone);
-    long upper = parseBound(FlightSqlOptions.UPPER_BOUND, upperText, kind, zone);
+    long lower = parseBound(ReadOptions.LOWER_BOUND, lowerText, kind, zone);
+    long upper = parseBound(ReadOptions.UPPER_BOUND, upperText, kind, zone);
     if (lower > upper) {
       // Spark's JDBC source lets this pass when one partition is asked; refusing it always says
       // the same thing about the same mistake whatever numPartitions is.
@@ -153,7 +152,7 @@ public final class ColumnPartitioning {
    *
    * @throws IllegalArgumentException naming the option when the text is not of the column's kind
    */
-  static long parseBound(OptionSpec option, String text, ColumnKind kind, ZoneId zone) {
+  static long parseBound(OptionSpec<?> option, String text, ColumnKind kind, ZoneId zone) {
     String value = text.trim();
     try {
       switch (kind) {

@@ -2,6 +2,7 @@ package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.ServerCapabilities;
 import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.dialect.Dialect;
@@ -24,7 +25,7 @@ final class WritePlan implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The option by which the nested DataSourceV2 write finds its plan. */
-  static final String PLAN_OPTION = "__flightsql_write_plan";
+  static final String PLAN_OPTION = FlightSqlOptions.WRITE_PLAN_OPTION;
 
   private static final Map<String, WritePlan> PLANS = new ConcurrentHashMap<>();
 

@@ -27,7 +27,7 @@ class ConfigurationDocsTest {
   @Test
   void everyOptionIsDocumented() {
     String rendered = ConfigurationDocs.render();
-    for (OptionSpec option : FlightSqlOptions.all()) {
+    for (OptionSpec<?> option : FlightSqlOptions.all()) {
       assertThat(rendered).contains("| `" + option.name() + "`");
       assertThat(option.description()).isNotBlank();
     }

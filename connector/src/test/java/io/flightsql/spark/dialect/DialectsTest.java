@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
+import io.flightsql.spark.config.ReadWriteOptions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -61,6 +64,9 @@ class DialectsTest {
                 FlightSqlReadConfig.from(
                     Map.of("uri", "grpc://h:1", "dbtable", "t", "dialect", "oracle")))
         .hasMessageStartingWith("Invalid value 'oracle' for option 'dialect'");
+    List<String> allowed = new ArrayList<>(List.of(ReadWriteOptions.AUTO_DIALECT));
+    allowed.addAll(Dialects.names());
+    assertThat(ReadWriteOptions.DIALECT.allowedValues()).containsExactlyElementsOf(allowed);
   }
 
   @Test

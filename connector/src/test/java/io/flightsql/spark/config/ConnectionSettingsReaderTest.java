@@ -18,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ConnectionOptionsTest {
+class ConnectionSettingsReaderTest {
   private static final String TLS = "grpc+tls://db.example.com:443";
   private static final Map<String, String> ENV = new HashMap<>();
 
@@ -33,7 +33,7 @@ class ConnectionOptionsTest {
     for (int i = 0; i < keyValues.length; i += 2) {
       map.put(keyValues[i], keyValues[i + 1]);
     }
-    return ConnectionOptions.from(OptionReader.of(map, ENV::get));
+    return ConnectionSettingsReader.from(OptionReader.of(map, ENV::get));
   }
 
   private static ConnectionSettings.Builder expected(String uri) {

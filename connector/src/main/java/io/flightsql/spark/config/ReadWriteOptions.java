@@ -1,0 +1,57 @@
+package io.flightsql.spark.config;
+
+/**
+ * The options of scope {@link OptionScope#READ_WRITE}, which reads and writes both take, each in
+ * its own way: the table, the session's default catalog and schema, and the SQL dialect.
+ */
+public final class ReadWriteOptions {
+  private ReadWriteOptions() {}
+
+  private static final OptionScope SCOPE = OptionScope.READ_WRITE;
+
+  /** The value of option {@code dialect} that lets the connector choose from the server's name. */
+  public static final String AUTO_DIALECT = "auto";
+
+  public static final OptionSpec<String> DBTABLE =
+      OptionTypes.text(
+              "dbtable",
+              "a table name, optionally qualified and quoted in the server's dialect",
+              SCOPE)
+          .description(
+              "The table to read, as it would appear in a FROM clause (it is read with"
+                  + " `SELECT * FROM <dbtable>`); exactly one of `query` and `dbtable` is required"
+                  + " to read. The table to write: `name`, `schema.name` or"
+                  + " `catalog.schema.name`, each part optionally in double quotes.");
+
+  public static final OptionSpec<String> CATALOG =
+      OptionTypes.text("catalog", "a catalog name", SCOPE)
+          .description(
+              "The session's default catalog. Sent with Flight's SetSessionOptions where the"
+                  + " server has it, so queries and statements resolve unqualified names in it."
+                  + " Where the server does not, a read with an unqualified `dbtable` is qualified"
+                  + " with it. A write qualifies its table with it when `dbtable` names no"
+                  + " catalog.");
+
+  public static final OptionSpec<String> SCHEMA =
+      OptionTypes.text("schema", "a schema name", SCOPE)
+          .description(
+              "The session's default schema, like `catalog`: SetSessionOptions where the server"
+                  + " has it, else a qualifier of an unqualified `dbtable`; a write qualifies its"
+                  + " table with it when `dbtable` names no schema.");
+
+  /**
+   * The dialect by name: {@code auto}, or one of the dialects the SQL packages define under these
+   * names. Config knows only the names, so that it depends on no dialect.
+   */
+  public static final OptionSpec<String> DIALECT =
+      OptionTypes.choice(
+              "dialect", SCOPE, AUTO_DIALECT, "ansi", "duckdb", "sqlite", "derby", "mysql")
+          .defaultValue(AUTO_DIALECT)
+          .description(
+              "The SQL the connector writes for the server: the column types of a table it"
+                  + " creates, and the filters, aggregates, ordering and row limits it pushes into"
+                  + " a read (quoting, literals, which of them the server can run as Spark would)."
+                  + " `mysql` is MySQL's syntax as Apache Doris and StarRocks speak it. `auto`"
+                  + " chooses from the server's name, else its version (GetSqlInfo), the same for"
+                  + " reads and writes, and `ansi` where neither is known. See docs/pushdown.md.");
+}

@@ -1,0 +1,53 @@
+package io.flightsql.spark.config;
+
+import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
+
+/** The options of scope {@link OptionScope#WRITE}: how rows reach the server, and in what. */
+public final class WriteOptions {
+  private WriteOptions() {}
+
+  private static final OptionScope SCOPE = OptionScope.WRITE;
+
+  public static final OptionSpec<WriteMethod> WRITE_METHOD =
+      OptionTypes.choice("writeMethod", SCOPE, WriteMethod.values())
+          .defaultValue(WriteMethod.AUTO)
+          .description(
+              "How rows reach the server. `ingest` streams Arrow batches through Flight SQL bulk"
+                  + " ingestion (`CommandStatementIngest`); `prepared` binds them as the parameters"
+                  + " of a prepared `INSERT ... VALUES (?, ...)`; `auto` uses ingestion where"
+                  + " GetSqlInfo says the server has it, and a prepared INSERT otherwise. See"
+                  + " docs/writing.md.");
+
+  public static final OptionSpec<Integer> BATCH_SIZE =
+      OptionTypes.positiveInt("batchSize", "a positive number of rows", SCOPE)
+          .defaultValue(65536)
+          .description(
+              "The most rows in one Arrow batch sent by a write task. A batch also ends at"
+                  + " `batchBytes`.");
+
+  public static final OptionSpec<Long> BATCH_BYTES =
+      OptionTypes.positiveLong("batchBytes", "a positive number of bytes", SCOPE)
+          .defaultValue(4L * 1024 * 1024)
+          .description(
+              "The most bytes (Arrow buffer sizes, estimated as rows are added) in one Arrow"
+                  + " batch sent by a write task. A task holds about two batches in memory,"
+                  + " whatever its size.");
+
+  public static final OptionSpec<Boolean> TRUNCATE =
+      OptionTypes.bool("truncate", SCOPE)
+          .defaultValue(false)
+          .description(
+              "With save mode `overwrite`: `true` keeps the table's definition and deletes its"
+                  + " rows; `false` drops the table and creates it again from the DataFrame's"
+                  + " schema.");
+
+  public static final OptionSpec<Boolean> ATOMIC =
+      OptionTypes.bool("atomic", SCOPE)
+          .defaultValue(false)
+          .description(
+              "`true` makes the whole job one transaction on the server: tasks write to staging"
+                  + " tables, and the job's commit moves their rows into the table in one"
+                  + " transaction, so a failed or retried task never leaves partial or duplicate"
+                  + " rows. Needs a server with transactions; fails before any task runs"
+                  + " otherwise.");
+}
