@@ -1,56 +1,36 @@
 package io.flightsql.spark.client;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
+import java.util.function.Function;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.SessionOptionValue;
-import org.apache.arrow.flight.SessionOptionValueFactory;
-import org.apache.arrow.flight.SetSessionOptionsRequest;
-import org.apache.arrow.flight.SetSessionOptionsResult;
 import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The connector's conversation with one Flight SQL server: planning a query on the driver and
- * reading endpoints on executors. Owns an Arrow allocator (a child of {@link Allocators}) from
- * which every stream it opens allocates; {@link #close()} releases it and fails if any buffer
- * leaked. Every call goes through a {@link FlightSqlClientWithOptions} per server, which adds the
- * connection's credentials, headers, cookies and deadlines. Not thread-safe: one per planning step
- * or per partition.
+ * reading endpoints on executors. Runs statements and transactions itself; metadata calls go to
+ * {@link SessionMetadata}, endpoint streams to {@link EndpointStreams}, and every call through the
+ * {@link FlightSqlClientWithOptions} per server that {@link SessionClients} keeps, which adds the
+ * connection's credentials, headers, cookies and deadlines. Owns an Arrow allocator (a child of
+ * {@link Allocators}) from which every stream it opens allocates; {@link #close()} releases it and
+ * fails if any buffer leaked. Not thread-safe: one per planning step or per partition.
  */
 public final class FlightSqlSession implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlSession.class);
-
-  private final FlightUri server;
-  private final ConnectionSettings settings;
-  private final CallState state;
-  private final boolean continued;
   private final BufferAllocator allocator;
-  private final Map<FlightUri, FlightSqlClientWithOptions> clients = new LinkedHashMap<>();
-  private Boolean sessionHasDefaults;
+  private final SessionClients clients;
+  private final EndpointStreams streams;
+  private final SessionMetadata metadata;
 
   private FlightSqlSession(
       ConnectionSettings settings, SessionState seed, BufferAllocator allocator) {
-    this.server = settings.uri();
-    this.settings = settings;
-    this.state = new CallState(settings, seed);
-    this.continued = !seed.cookies().isEmpty();
     this.allocator = allocator;
+    this.clients = new SessionClients(settings, seed, allocator);
+    this.streams = new EndpointStreams(settings, clients);
+    this.metadata = new SessionMetadata(clients, streams);
   }
 
   /** Opens a session; {@code purpose} names its allocator in leak reports. */
@@ -68,12 +48,12 @@ public final class FlightSqlSession implements AutoCloseable {
   }
 
   public FlightUri server() {
-    return server;
+    return clients.server();
   }
 
   /** The token and cookies this session has now, for sessions that continue it on executors. */
   public SessionState state() {
-    return state.snapshot();
+    return clients.state();
   }
 
   /**
@@ -83,69 +63,12 @@ public final class FlightSqlSession implements AutoCloseable {
    * does not know the options; the caller then qualifies names itself.
    */
   public boolean sessionHasDefaults() {
-    sql(server);
-    return sessionHasDefaults;
-  }
-
-  private void applySessionDefaults(FlightSqlClientWithOptions client) {
-    if ((settings.catalog() == null && settings.schema() == null) || continued) {
-      sessionHasDefaults = true;
-      return;
-    }
-    Map<String, SessionOptionValue> values = new LinkedHashMap<>();
-    if (settings.catalog() != null) {
-      values.put("catalog", SessionOptionValueFactory.makeSessionOptionValue(settings.catalog()));
-    }
-    if (settings.schema() != null) {
-      values.put("schema", SessionOptionValueFactory.makeSessionOptionValue(settings.schema()));
-    }
-    SetSessionOptionsResult result;
-    try {
-      result = client.setSessionOptions(new SetSessionOptionsRequest(values));
-    } catch (RuntimeException e) {
-      if (FlightErrors.isUnimplemented(e)) {
-        LOG.info(
-            "{} does not implement SetSessionOptions; options 'catalog' and 'schema' qualify"
-                + " table names instead",
-            server);
-        sessionHasDefaults = false;
-        return;
-      }
-      throw failed("DoAction(SetSessionOptions)", server, e);
-    }
-    for (Map.Entry<String, SetSessionOptionsResult.Error> error : result.getErrors().entrySet()) {
-      String reason = String.valueOf(error.getValue().value);
-      if ("INVALID_NAME".equals(reason)) {
-        LOG.info(
-            "{} does not know session option '{}'; options 'catalog' and 'schema' qualify"
-                + " table names instead",
-            server,
-            error.getKey());
-        sessionHasDefaults = false;
-        return;
-      }
-      String value = "catalog".equals(error.getKey()) ? settings.catalog() : settings.schema();
-      throw new IllegalArgumentException(
-          "Invalid value '"
-              + value
-              + "' for option '"
-              + error.getKey()
-              + "': "
-              + server
-              + " refused it as the session's default ("
-              + reason
-              + " from SetSessionOptions)");
-    }
-    sessionHasDefaults = true;
+    return clients.sessionHasDefaults();
   }
 
   /** Runs the query (GetFlightInfo on CommandStatementQuery): its endpoints and, maybe, schema. */
   public FlightInfo execute(String query) {
-    try {
-      return sql(server).execute(query);
-    } catch (RuntimeException e) {
-      throw failed("GetFlightInfo", server, e);
-    }
+    return call("GetFlightInfo", client -> client.execute(query));
   }
 
   /**
@@ -154,40 +77,7 @@ public final class FlightSqlSession implements AutoCloseable {
    * endpoint's stream.
    */
   public Schema resultSchema(String query) {
-    FlightInfo[] executed = new FlightInfo[1];
-    List<SchemaResolver.Source> sources =
-        Arrays.asList(
-            source("GetSchema", () -> Optional.of(sql(server).getExecuteSchema(query).getSchema())),
-            source("CreatePreparedStatement", () -> preparedSchema(query)),
-            source(
-                "GetFlightInfo",
-                () -> {
-                  executed[0] = sql(server).execute(query);
-                  return executed[0].getSchemaOptional();
-                }),
-            source("DoGet", () -> firstStreamSchema(executed[0], query)));
-    return SchemaResolver.resolve(sources, server);
-  }
-
-  private Optional<Schema> preparedSchema(String query) {
-    try (FlightSqlClient.PreparedStatement statement = sql(server).prepare(query)) {
-      return Optional.ofNullable(statement.getResultSetSchema());
-    }
-  }
-
-  private Optional<Schema> firstStreamSchema(FlightInfo knownInfo, String query) {
-    FlightInfo info = knownInfo != null ? knownInfo : sql(server).execute(query);
-    if (info.getEndpoints().isEmpty()) {
-      return Optional.empty();
-    }
-    FlightEndpoint endpoint = info.getEndpoints().get(0);
-    try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
-      return Optional.of(StreamSchemas.schema(stream));
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException("Closing the stream failed: " + e.getMessage(), e);
-    }
+    return metadata.resultSchema(query);
   }
 
   /**
@@ -195,149 +85,61 @@ public final class FlightSqlSession implements AutoCloseable {
    * taken to have no transactions; any other failure is raised.
    */
   public ServerCapabilities capabilities() {
-    Map<Integer, Object> values = new java.util.HashMap<>();
-    try {
-      // Everything the server has: asking for ids a server lacks fails on some servers.
-      readRows(
-          "GetSqlInfo",
-          () -> sql(server).getSqlInfo(),
-          (root, i) -> {
-            Object value = root.getVector(1).getObject(i);
-            values.put(
-                ((Number) root.getVector(0).getObject(i)).intValue(),
-                value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
-          });
-    } catch (FlightSqlConnectorException e) {
-      if ("UNIMPLEMENTED".equals(e.statusCode())) {
-        LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
-        return ServerCapabilities.unknown();
-      }
-      throw e;
-    }
-    return ServerCapabilities.fromSqlInfo(values);
+    return metadata.capabilities();
   }
 
   /** Whether the table exists (GetTables, then an exact match on each given part of the name). */
   public boolean tableExists(TableRef table) {
-    return tables(table.catalog(), table.schema(), table.name(), false).stream()
-        .anyMatch(
-            t ->
-                t.name().equals(table.name())
-                    && (table.schema() == null || table.schema().equals(t.schema()))
-                    && (table.catalog() == null || table.catalog().equals(t.catalog())));
+    return metadata.tableExists(table);
   }
 
   /**
    * The tables whose names start with {@code prefix}, in the catalog and schema of {@code place}.
    */
   public List<TableRef> tablesStartingWith(TableRef place, String prefix) {
-    List<TableRef> out = new ArrayList<>();
-    for (TableRef t : tables(place.catalog(), place.schema(), prefix, true)) {
-      if (t.name().startsWith(prefix)
-          && (place.schema() == null || place.schema().equals(t.schema()))) {
-        out.add(t);
-      }
-    }
-    return out;
-  }
-
-  private List<TableRef> tables(String catalog, String schema, String name, boolean prefix) {
-    // GetTables takes LIKE patterns: escape nothing, match more, and filter exactly afterwards.
-    String pattern = prefix ? name + "%" : name;
-    List<TableRef> out = new ArrayList<>();
-    readRows(
-        "GetTables",
-        () -> sql(server).getTables(catalog, schema, pattern),
-        (root, i) ->
-            out.add(
-                new TableRef(
-                    text(root.getVector("catalog_name"), i),
-                    text(root.getVector("db_schema_name"), i),
-                    text(root.getVector("table_name"), i))));
-    return out;
-  }
-
-  /** Receives one row of a metadata answer. */
-  private interface RowVisitor {
-    void row(VectorSchemaRoot root, int index);
-  }
-
-  /**
-   * Runs a metadata command and hands every row of every endpoint to {@code visitor}; any failure
-   * is a {@link FlightSqlConnectorException} naming {@code rpc}.
-   */
-  private void readRows(
-      String rpc, java.util.function.Supplier<FlightInfo> command, RowVisitor visitor) {
-    try {
-      for (FlightEndpoint endpoint : command.get().getEndpoints()) {
-        try (FlightStream stream = stream(targets(endpoint), endpoint.getTicket())) {
-          while (stream.next()) {
-            VectorSchemaRoot root = stream.getRoot();
-            for (int i = 0; i < root.getRowCount(); i++) {
-              visitor.row(root, i);
-            }
-          }
-        }
-      }
-    } catch (FlightSqlConnectorException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw failed(rpc, server, e);
-    } catch (Exception e) {
-      throw new IllegalStateException("Closing the " + rpc + " stream failed: " + e, e);
-    }
-  }
-
-  private static String text(FieldVector vector, int row) {
-    Object value = vector.getObject(row);
-    return value == null ? null : value.toString();
+    return metadata.tablesStartingWith(place, prefix);
   }
 
   /**
    * Runs a statement that returns no rows (CommandStatementUpdate), inside a transaction or not.
    */
   public long executeUpdate(String statement, byte[] transactionId) {
-    try {
-      return sql(server).executeUpdate(statement, transactionId);
-    } catch (RuntimeException e) {
-      throw failed("DoPut(CommandStatementUpdate)", server, e);
-    }
+    return call(
+        "DoPut(CommandStatementUpdate)", client -> client.executeUpdate(statement, transactionId));
   }
 
   /** Begins a transaction; its id goes with later calls that belong to it. */
   public byte[] beginTransaction() {
-    try {
-      return sql(server).beginTransaction();
-    } catch (RuntimeException e) {
-      throw failed("BeginTransaction", server, e);
-    }
+    return call("BeginTransaction", FlightSqlClientWithOptions::beginTransaction);
   }
 
   public void commit(byte[] transactionId) {
-    try {
-      sql(server).commit(transactionId);
-    } catch (RuntimeException e) {
-      throw failed("EndTransaction(COMMIT)", server, e);
-    }
+    call(
+        "EndTransaction(COMMIT)",
+        client -> {
+          client.commit(transactionId);
+          return null;
+        });
   }
 
   public void rollback(byte[] transactionId) {
-    try {
-      sql(server).rollback(transactionId);
-    } catch (RuntimeException e) {
-      throw failed("EndTransaction(ROLLBACK)", server, e);
-    }
+    call(
+        "EndTransaction(ROLLBACK)",
+        client -> {
+          client.rollback(transactionId);
+          return null;
+        });
   }
 
   /** Starts a bulk ingestion of the root's batches into {@code table}. */
   public DoPutUpload ingest(
       VectorSchemaRoot root, TableRef table, DoPutUpload.IngestMode mode, byte[] transactionId) {
-    return DoPutUpload.ingest(sql(server), server, root, table, mode, transactionId);
+    return DoPutUpload.ingest(clients.forServer(), server(), root, table, mode, transactionId);
   }
 
   /** Prepares {@code insert} and starts binding the root's batches to it as parameter rows. */
   public DoPutUpload preparedUpdate(VectorSchemaRoot root, String insert, byte[] transactionId) {
-    return DoPutUpload.preparedUpdate(sql(server), server, root, insert, transactionId);
+    return DoPutUpload.preparedUpdate(clients.forServer(), server(), root, insert, transactionId);
   }
 
   /** This session's allocator, for the Arrow batches of an upload. */
@@ -347,11 +149,7 @@ public final class FlightSqlSession implements AutoCloseable {
 
   /** The servers to try for an endpoint, in order. */
   public List<FlightUri> targets(FlightEndpoint endpoint) {
-    List<String> locations = new ArrayList<>();
-    for (Location location : endpoint.getLocations()) {
-      locations.add(location.getUri().toString());
-    }
-    return EndpointTargets.resolve(server, locations);
+    return streams.targets(endpoint);
   }
 
   /**
@@ -360,92 +158,30 @@ public final class FlightSqlSession implements AutoCloseable {
    * target worked. The caller closes the stream before closing this session.
    */
   public FlightStream stream(List<FlightUri> targets, Ticket ticket) {
-    FlightSqlConnectorException failure = null;
-    for (FlightUri target : targets) {
-      try {
-        refuseDowngrade(target);
-        // Waiting for the stream's schema surfaces connection and server errors here, while
-        // another location can still be tried.
-        FlightStream stream = sql(target).getStream(ticket);
-        if (failure != null) {
-          LOG.warn(
-              "Reading from {} after an earlier location failed: {}", target, failure.getMessage());
-        }
-        return stream;
-      } catch (RuntimeException e) {
-        FlightSqlConnectorException wrapped = failed("DoGet", target, e);
-        if (failure != null) {
-          wrapped.addSuppressed(failure);
-        }
-        failure = wrapped;
-      }
-    }
-    throw failure;
+    return streams.open(targets, ticket);
   }
 
   /**
-   * Refuses a plaintext location when option {@code uri} uses TLS: the session's credentials,
-   * headers and cookies would cross the network in clear.
+   * One unary call to the server of option {@code uri}; a failure, including one in creating its
+   * client, is a {@link FlightSqlConnectorException} naming {@code rpc}.
    */
-  private void refuseDowngrade(FlightUri target) {
-    if (server.isTls() && !target.isTls() && !settings.allowInsecureLocations()) {
-      throw new InsecureLocationException(target);
+  private <T> T call(String rpc, Function<FlightSqlClientWithOptions, T> call) {
+    try {
+      return call.apply(clients.forServer());
+    } catch (RuntimeException e) {
+      throw SessionClients.failed(rpc, server(), e);
     }
-  }
-
-  private FlightSqlClientWithOptions sql(FlightUri target) {
-    FlightSqlClientWithOptions client = clients.get(target);
-    if (client == null) {
-      client = new FlightSqlClientWithOptions(target, state, allocator);
-      clients.put(target, client);
-      if (target.equals(server) && sessionHasDefaults == null) {
-        applySessionDefaults(client);
-      }
-    }
-    return client;
-  }
-
-  private static FlightSqlConnectorException failed(
-      String rpc, FlightUri target, RuntimeException e) {
-    if (e instanceof FlightRuntimeException
-        && ((FlightRuntimeException) e).status().code() == FlightStatusCode.UNAVAILABLE) {
-      FlightChannels.resetBackoff(target);
-    }
-    return FlightErrors.rpcFailed(rpc, target, e);
-  }
-
-  private static SchemaResolver.Source source(String rpc, SchemaFetch fetch) {
-    return new SchemaResolver.Source() {
-      @Override
-      public String rpc() {
-        return rpc;
-      }
-
-      @Override
-      public Optional<Schema> fetch() {
-        return fetch.fetch();
-      }
-    };
-  }
-
-  private interface SchemaFetch {
-    Optional<Schema> fetch();
   }
 
   /** Closes every client, then the allocator, which fails if any Arrow buffer is still held. */
   @Override
   public void close() {
     RuntimeException failure = null;
-    for (FlightSqlClientWithOptions client : clients.values()) {
-      try {
-        client.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (RuntimeException e) {
-        failure = e;
-      }
+    try {
+      clients.close();
+    } catch (RuntimeException e) {
+      failure = e;
     }
-    clients.clear();
     try {
       allocator.close();
     } catch (RuntimeException e) {

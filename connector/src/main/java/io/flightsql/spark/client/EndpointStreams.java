@@ -1,0 +1,120 @@
+package io.flightsql.spark.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DoGet side of a session: which servers to try for an endpoint, and opening a ticket's stream
+ * from the first of them that answers, without sending the session's credentials in clear to a
+ * plaintext location of a TLS server. Streams allocate from the session's allocator. A stream from
+ * {@link #open} belongs to its caller, who closes it before the session; {@link #forEachRow} and
+ * {@link #schema} close theirs before they return. Not thread-safe, like its session.
+ */
+final class EndpointStreams {
+  private static final Logger LOG = LoggerFactory.getLogger(EndpointStreams.class);
+
+  private final FlightUri server;
+  private final ConnectionSettings settings;
+  private final SessionClients clients;
+
+  EndpointStreams(ConnectionSettings settings, SessionClients clients) {
+    this.server = settings.uri();
+    this.settings = settings;
+    this.clients = clients;
+  }
+
+  /** Receives one row of a stream. */
+  interface RowVisitor {
+    void row(VectorSchemaRoot root, int index);
+  }
+
+  /** The servers to try for an endpoint, in order. */
+  List<FlightUri> targets(FlightEndpoint endpoint) {
+    List<String> locations = new ArrayList<>();
+    for (Location location : endpoint.getLocations()) {
+      locations.add(location.getUri().toString());
+    }
+    return EndpointTargets.resolve(server, locations);
+  }
+
+  /**
+   * Opens the stream of a ticket from the first target that answers. The failures of the targets
+   * tried before are kept as suppressed exceptions of the final failure, or logged when a later
+   * target worked.
+   */
+  FlightStream open(List<FlightUri> targets, Ticket ticket) {
+    FlightSqlConnectorException failure = null;
+    for (FlightUri target : targets) {
+      try {
+        refuseDowngrade(target);
+        // Waiting for the stream's schema surfaces connection and server errors here, while
+        // another location can still be tried.
+        FlightStream stream = clients.forTarget(target).getStream(ticket);
+        if (failure != null) {
+          LOG.warn(
+              "Reading from {} after an earlier location failed: {}", target, failure.getMessage());
+        }
+        return stream;
+      } catch (RuntimeException e) {
+        FlightSqlConnectorException wrapped = SessionClients.failed("DoGet", target, e);
+        if (failure != null) {
+          wrapped.addSuppressed(failure);
+        }
+        failure = wrapped;
+      }
+    }
+    throw failure;
+  }
+
+  /** Hands every row of the endpoint's stream to {@code visitor}, then closes the stream. */
+  void forEachRow(FlightEndpoint endpoint, RowVisitor visitor) throws Exception {
+    read(
+        endpoint,
+        stream -> {
+          while (stream.next()) {
+            VectorSchemaRoot root = stream.getRoot();
+            for (int i = 0; i < root.getRowCount(); i++) {
+              visitor.row(root, i);
+            }
+          }
+          return null;
+        });
+  }
+
+  /** The schema at the head of the endpoint's stream (see {@link StreamSchemas}). */
+  Schema schema(FlightEndpoint endpoint) throws Exception {
+    return read(endpoint, StreamSchemas::schema);
+  }
+
+  /**
+   * Opens the endpoint's stream, hands it to {@code reader} and closes it.
+   *
+   * @throws Exception as {@link FlightStream#close()} may
+   */
+  private <T> T read(FlightEndpoint endpoint, Function<FlightStream, T> reader) throws Exception {
+    // javac's "try" lint flags this resource: FlightStream.close() declares Exception, which
+    // includes InterruptedException; the callers turn a checked failure into an unchecked one.
+    try (FlightStream stream = open(targets(endpoint), endpoint.getTicket())) {
+      return reader.apply(stream);
+    }
+  }
+
+  /**
+   * Refuses a plaintext location when option {@code uri} uses TLS: the session's credentials,
+   * headers and cookies would cross the network in clear.
+   */
+  private void refuseDowngrade(FlightUri target) {
+    if (server.isTls() && !target.isTls() && !settings.allowInsecureLocations()) {
+      throw new InsecureLocationException(target);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package io.flightsql.spark.client;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * The Flight SQL clients of one {@link FlightSqlSession}, one per server it has called: the server
+ * of option {@code uri} and any endpoint location it was sent to. They share one {@link CallState}
+ * (one token, one cookie jar) and allocate from the session's allocator, which the session closes
+ * after {@link #close()} has closed them. The first client of the session's own server also sets
+ * the server session's defaults ({@link SessionDefaults}). Not thread-safe, like its session.
+ */
+final class SessionClients implements AutoCloseable {
+  private final FlightUri server;
+  private final ConnectionSettings settings;
+  private final CallState state;
+  private final boolean continued;
+  private final BufferAllocator allocator;
+  private final Map<FlightUri, FlightSqlClientWithOptions> clients = new LinkedHashMap<>();
+  private Boolean sessionHasDefaults;
+
+  SessionClients(ConnectionSettings settings, SessionState seed, BufferAllocator allocator) {
+    this.server = settings.uri();
+    this.settings = settings;
+    this.state = new CallState(settings, seed);
+    this.continued = !seed.cookies().isEmpty();
+    this.allocator = allocator;
+  }
+
+  /** The server of option {@code uri}. */
+  FlightUri server() {
+    return server;
+  }
+
+  /** The token and cookies the session has now. */
+  SessionState state() {
+    return state.snapshot();
+  }
+
+  /** See {@link FlightSqlSession#sessionHasDefaults()}. */
+  boolean sessionHasDefaults() {
+    forServer();
+    return sessionHasDefaults;
+  }
+
+  /**
+   * The client of the server of option {@code uri}, created (and the defaults set) on first use.
+   */
+  FlightSqlClientWithOptions forServer() {
+    return forTarget(server);
+  }
+
+  /** The client of {@code target}, created on first use. */
+  FlightSqlClientWithOptions forTarget(FlightUri target) {
+    FlightSqlClientWithOptions client = clients.get(target);
+    if (client == null) {
+      client = new FlightSqlClientWithOptions(target, state, allocator);
+      clients.put(target, client);
+      if (target.equals(server) && sessionHasDefaults == null) {
+        // A session continued from the driver's already has the defaults the driver's set.
+        sessionHasDefaults = continued || SessionDefaults.apply(client, settings);
+      }
+    }
+    return client;
+  }
+
+  /**
+   * The connector's exception for a failed call to {@code target}. After UNAVAILABLE the channel's
+   * reconnection backoff is reset, so that the next call tries at once instead of waiting it out.
+   */
+  static FlightSqlConnectorException failed(String rpc, FlightUri target, RuntimeException e) {
+    if (e instanceof FlightRuntimeException
+        && ((FlightRuntimeException) e).status().code() == FlightStatusCode.UNAVAILABLE) {
+      FlightChannels.resetBackoff(target);
+    }
+    return FlightErrors.rpcFailed(rpc, target, e);
+  }
+
+  /**
+   * Closes every client, even when one fails, and raises the last failure. The allocator is not
+   * closed here: it belongs to the session.
+   */
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    for (FlightSqlClientWithOptions client : clients.values()) {
+      try {
+        client.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    clients.clear();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package io.flightsql.spark.client;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a session asks the server of option {@code uri} about, rather than to do: a query's result
+ * schema (with its fallbacks), what the server can do (GetSqlInfo) and which tables it has
+ * (GetTables). Metadata answers are Arrow streams, read through {@link EndpointStreams} and closed
+ * before each method returns. Not thread-safe, like its session.
+ */
+final class SessionMetadata {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionMetadata.class);
+
+  private final FlightUri server;
+  private final SessionClients clients;
+  private final EndpointStreams streams;
+
+  SessionMetadata(SessionClients clients, EndpointStreams streams) {
+    this.server = clients.server();
+    this.clients = clients;
+    this.streams = streams;
+  }
+
+  /** See {@link FlightSqlSession#resultSchema(String)}. */
+  Schema resultSchema(String query) {
+    FlightInfo[] executed = new FlightInfo[1];
+    List<SchemaResolver.Source> sources =
+        Arrays.asList(
+            source(
+                "GetSchema",
+                () -> Optional.of(clients.forServer().getExecuteSchema(query).getSchema())),
+            source("CreatePreparedStatement", () -> preparedSchema(query)),
+            source(
+                "GetFlightInfo",
+                () -> {
+                  executed[0] = clients.forServer().execute(query);
+                  return executed[0].getSchemaOptional();
+                }),
+            source("DoGet", () -> firstStreamSchema(executed[0], query)));
+    return SchemaResolver.resolve(sources, server);
+  }
+
+  private Optional<Schema> preparedSchema(String query) {
+    try (FlightSqlClient.PreparedStatement statement = clients.forServer().prepare(query)) {
+      return Optional.ofNullable(statement.getResultSetSchema());
+    }
+  }
+
+  private Optional<Schema> firstStreamSchema(FlightInfo knownInfo, String query) {
+    FlightInfo info = knownInfo != null ? knownInfo : clients.forServer().execute(query);
+    if (info.getEndpoints().isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(streams.schema(info.getEndpoints().get(0)));
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the stream failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** See {@link FlightSqlSession#capabilities()}. */
+  ServerCapabilities capabilities() {
+    Map<Integer, Object> values = new HashMap<>();
+    try {
+      // Everything the server has: asking for ids a server lacks fails on some servers.
+      readRows(
+          "GetSqlInfo",
+          () -> clients.forServer().getSqlInfo(),
+          (root, i) -> {
+            Object value = root.getVector(1).getObject(i);
+            values.put(
+                ((Number) root.getVector(0).getObject(i)).intValue(),
+                value instanceof Text ? value.toString() : value);
+          });
+    } catch (FlightSqlConnectorException e) {
+      if ("UNIMPLEMENTED".equals(e.statusCode())) {
+        LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
+        return ServerCapabilities.unknown();
+      }
+      throw e;
+    }
+    return ServerCapabilities.fromSqlInfo(values);
+  }
+
+  /** See {@link FlightSqlSession#tableExists(TableRef)}. */
+  boolean tableExists(TableRef table) {
+    return tables(table.catalog(), table.schema(), table.name(), false).stream()
+        .anyMatch(
+            t ->
+                t.name().equals(table.name())
+                    && (table.schema() == null || table.schema().equals(t.schema()))
+                    && (table.catalog() == null || table.catalog().equals(t.catalog())));
+  }
+
+  /** See {@link FlightSqlSession#tablesStartingWith(TableRef, String)}. */
+  List<TableRef> tablesStartingWith(TableRef place, String prefix) {
+    List<TableRef> out = new ArrayList<>();
+    for (TableRef t : tables(place.catalog(), place.schema(), prefix, true)) {
+      if (t.name().startsWith(prefix)
+          && (place.schema() == null || place.schema().equals(t.schema()))) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  private List<TableRef> tables(String catalog, String schema, String name, boolean prefix) {
+    // GetTables takes LIKE patterns: escape nothing, match more, and filter exactly afterwards.
+    String pattern = prefix ? name + "%" : name;
+    List<TableRef> out = new ArrayList<>();
+    readRows(
+        "GetTables",
+        () -> clients.forServer().getTables(catalog, schema, pattern),
+        (root, i) ->
+            out.add(
+                new TableRef(
+                    text(root.getVector("catalog_name"), i),
+                    text(root.getVector("db_schema_name"), i),
+                    text(root.getVector("table_name"), i))));
+    return out;
+  }
+
+  /**
+   * Runs a metadata command and hands every row of every endpoint to {@code visitor}; any failure
+   * is a {@link FlightSqlConnectorException} naming {@code rpc}.
+   */
+  private void readRows(
+      String rpc, Supplier<FlightInfo> command, EndpointStreams.RowVisitor visitor) {
+    try {
+      for (FlightEndpoint endpoint : command.get().getEndpoints()) {
+        streams.forEachRow(endpoint, visitor);
+      }
+    } catch (FlightSqlConnectorException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SessionClients.failed(rpc, server, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the " + rpc + " stream failed: " + e, e);
+    }
+  }
+
+  private static String text(FieldVector vector, int row) {
+    Object value = vector.getObject(row);
+    return value == null ? null : value.toString();
+  }
+
+  private static SchemaResolver.Source source(String rpc, Supplier<Optional<Schema>> fetch) {
+    return new SchemaResolver.Source() {
+      @Override
+      public String rpc() {
+        return rpc;
+      }
+
+      @Override
+      public Optional<Schema> fetch() {
+        return fetch.get();
+      }
+    };
+  }
+}
