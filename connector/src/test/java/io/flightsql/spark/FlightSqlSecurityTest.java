@@ -3,7 +3,9 @@ package io.flightsql.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.server.TestCertificates;
 import io.flightsql.spark.testing.SparkTestSupport;
@@ -26,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Reads and writes against the embedded server with authentication, TLS, mutual TLS, extra headers
- * and timeouts, checking what the server received (its recorded calls) and what users see when
- * something is wrong.
+ * and timeouts, checking what the server received (the calls a {@link CallRecorder} recorded) and
+ * what users see when something is wrong.
  */
 class FlightSqlSecurityTest {
   private static final String PASSWORD = "pw-Secr3t-basic";
@@ -56,8 +58,13 @@ class FlightSqlSecurityTest {
     SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
-  private static DuckDbFlightSqlServer.Builder server() {
+  private static DuckDbFlightSqlServerBuilder server() {
     return DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(0);
+  }
+
+  /** A server whose calls, with the type of each action, {@code recorder} records. */
+  private static DuckDbFlightSqlServerBuilder server(CallRecorder recorder) {
+    return server().middleware(CallRecorder.KEY, recorder).actionObserver(recorder::actionStarted);
   }
 
   private static DataFrameReader reader(DuckDbFlightSqlServer server, Map<String, String> options) {
@@ -96,14 +103,15 @@ class FlightSqlSecurityTest {
 
   @Test
   void basicAuthReadsAndWritesWithOneLoginAndTheTokenOnEveryCall() throws Exception {
-    try (DuckDbFlightSqlServer server = server().basicAuth("alice", PASSWORD).start()) {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).basicAuth("alice", PASSWORD).start()) {
       Map<String, String> auth = options("username", "alice", "password", PASSWORD);
       assertThat(count(server, auth)).isEqualTo(1000);
       write(server, auth, "basic_written");
       assertThat(reader(server, auth).option("dbtable", "basic_written").load().count())
           .isEqualTo(100);
 
-      List<RecordedCall> calls = server.recordedCalls();
+      List<RecordedCall> calls = recorder.calls();
       assertThat(methods(calls))
           .contains("Handshake", "GetSchema", "GetFlightInfo", "DoGet", "DoPut");
       // Driver and executors share the token of this JVM's one login.
@@ -118,13 +126,14 @@ class FlightSqlSecurityTest {
 
   @Test
   void aTokenReadsAndWrites() throws Exception {
-    try (DuckDbFlightSqlServer server = server().bearerToken(TOKEN).start()) {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).bearerToken(TOKEN).start()) {
       Map<String, String> auth = options("token", TOKEN);
       assertThat(count(server, auth)).isEqualTo(1000);
       write(server, auth, "token_written");
       assertThat(reader(server, auth).option("dbtable", "token_written").load().count())
           .isEqualTo(100);
-      for (RecordedCall call : server.recordedCalls()) {
+      for (RecordedCall call : recorder.calls()) {
         assertThat(call.header("authorization")).as(call.method()).isEqualTo("Bearer " + TOKEN);
       }
     }
@@ -214,12 +223,13 @@ class FlightSqlSecurityTest {
 
   @Test
   void headersReachTheServerOnEveryCallOfReadsAndWrites() throws Exception {
-    try (DuckDbFlightSqlServer server = server().start()) {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).start()) {
       Map<String, String> headers =
           options("header.x-tenant", "acme-Secr3t", "header.X-Route", "r1");
       assertThat(count(server, headers)).isEqualTo(1000);
       write(server, headers, "headers_written");
-      List<RecordedCall> calls = server.recordedCalls();
+      List<RecordedCall> calls = recorder.calls();
       assertThat(methods(calls)).contains("GetSchema", "GetFlightInfo", "DoGet", "DoPut");
       assertThat(methods(calls).stream().anyMatch(m -> m.startsWith("DoAction:"))).isTrue();
       for (RecordedCall call : calls) {
@@ -231,22 +241,23 @@ class FlightSqlSecurityTest {
 
   @Test
   void anExpiredTokenIsReplacedByLoggingInAgainBetweenPlanningAndReading() throws Exception {
-    try (DuckDbFlightSqlServer server = server().basicAuth("bob", PASSWORD).start()) {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).basicAuth("bob", PASSWORD).start()) {
       Dataset<Row> df =
           reader(server, options("username", "bob", "password", PASSWORD))
               .option("query", RANGE)
               .load();
       // Planning: GetFlightInfo on the driver, tickets and the token go into the partitions.
       org.apache.spark.rdd.RDD<?> rdd = df.queryExecution().toRdd();
-      long handshakes = handshakes(server);
+      long handshakes = handshakes(recorder);
       server.expireTokens();
       assertThat(rdd.count()).isEqualTo(1000);
-      assertThat(handshakes(server)).isGreaterThan(handshakes);
+      assertThat(handshakes(recorder)).isGreaterThan(handshakes);
     }
   }
 
-  private static long handshakes(DuckDbFlightSqlServer server) {
-    return server.recordedCalls().stream().filter(c -> c.method().equals("Handshake")).count();
+  private static long handshakes(CallRecorder recorder) {
+    return recorder.calls().stream().filter(c -> c.method().equals("Handshake")).count();
   }
 
   @Test
@@ -271,13 +282,14 @@ class FlightSqlSecurityTest {
 
   @Test
   void theSessionCookieOfPlanningGoesToExecutors() throws Exception {
-    try (DuckDbFlightSqlServer server = server().sessions(true).start()) {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).sessions(true).start()) {
       // Two endpoints, so two tasks read tickets that belong to the driver's session.
       Dataset<Row> df = reader(server, options()).option("query", RANGE).load();
       assertThat(df.rdd().getNumPartitions()).isEqualTo(2);
       assertThat(df.count()).isEqualTo(1000);
       List<RecordedCall> doGets =
-          server.recordedCalls().stream()
+          recorder.calls().stream()
               .filter(c -> c.method().equals("DoGet"))
               .collect(Collectors.toList());
       assertThat(doGets).isNotEmpty();
@@ -289,7 +301,8 @@ class FlightSqlSecurityTest {
 
   @Test
   void catalogAndSchemaBySetSessionOptionsWithSessions() throws Exception {
-    try (DuckDbFlightSqlServer server = server().sessions(true).start()) {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).sessions(true).start()) {
       server.execute("CREATE SCHEMA sales");
       server.execute("CREATE TABLE sales.orders AS SELECT range AS id FROM range(0, 7)");
       String catalog = catalogOf(server);
@@ -302,7 +315,7 @@ class FlightSqlSecurityTest {
                   .first()
                   .getLong(0))
           .isEqualTo(7);
-      assertThat(methods(server.recordedCalls())).contains("DoAction:SetSessionOptions");
+      assertThat(methods(recorder.calls())).contains("DoAction:SetSessionOptions");
       // Queries were sent as written: the server's session resolved the name.
       write(server, defaults, "more_orders");
       assertThat(reader(server, options()).option("dbtable", "sales.more_orders").load().count())
@@ -337,9 +350,11 @@ class FlightSqlSecurityTest {
       deadPort = socket.getLocalPort();
     }
     String dead = "grpc+tcp://127.0.0.1:" + deadPort;
-    try (DuckDbFlightSqlServer second = server().start();
+    CallRecorder firstCalls = new CallRecorder();
+    CallRecorder secondCalls = new CallRecorder();
+    try (DuckDbFlightSqlServer second = server(secondCalls).start();
         DuckDbFlightSqlServer first =
-            server().endpointLocations(List.of(dead, second.uri())).start();
+            server(firstCalls).endpointLocations(List.of(dead, second.uri())).start();
         io.flightsql.spark.testing.LogCapture logs =
             io.flightsql.spark.testing.LogCapture.start()) {
       // Every row is read, not a pushed-down COUNT(*): the rows must come through the failover.
@@ -347,10 +362,10 @@ class FlightSqlSecurityTest {
           .isEqualTo(1000);
       // The one DoGet the first server sees is GetSqlInfo's (the pushdown dialect), whose
       // endpoint has no locations; the query's endpoints are all read from the second server.
-      assertThat(first.recordedCalls().stream().filter(c -> c.method().equals("DoGet")).count())
+      assertThat(firstCalls.calls().stream().filter(c -> c.method().equals("DoGet")).count())
           .isEqualTo(1);
       List<RecordedCall> doGets =
-          second.recordedCalls().stream()
+          secondCalls.calls().stream()
               .filter(c -> c.method().equals("DoGet"))
               .collect(Collectors.toList());
       assertThat(doGets).hasSize(2);
@@ -369,7 +384,8 @@ class FlightSqlSecurityTest {
 
   @Test
   void aPlaintextLocationBehindATlsUriIsRefusedUnlessAllowed() throws Exception {
-    try (DuckDbFlightSqlServer plain = server().start();
+    CallRecorder plainCalls = new CallRecorder();
+    try (DuckDbFlightSqlServer plain = server(plainCalls).start();
         DuckDbFlightSqlServer tls =
             server()
                 .tls(certificates.serverCertificate(), certificates.serverKey())
@@ -383,11 +399,11 @@ class FlightSqlSecurityTest {
                   + plain.uri()
                   + ": the endpoint location is plaintext while option 'uri' uses TLS")
           .hasMessageContaining("Set option 'allowInsecureLocations' to true");
-      assertThat(methods(plain.recordedCalls())).doesNotContain("DoGet");
+      assertThat(methods(plainCalls.calls())).doesNotContain("DoGet");
 
       trust.put("allowInsecureLocations", "true");
       assertThat(count(tls, trust)).isEqualTo(1000);
-      assertThat(methods(plain.recordedCalls())).contains("DoGet");
+      assertThat(methods(plainCalls.calls())).contains("DoGet");
     }
   }
 }

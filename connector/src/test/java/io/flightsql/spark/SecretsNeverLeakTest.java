@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.fail;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
+import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.server.TestCertificates;
 import io.flightsql.spark.testing.LogCapture;
@@ -92,7 +94,7 @@ class SecretsNeverLeakTest {
     SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
-  private static DuckDbFlightSqlServer.Builder server() {
+  private static DuckDbFlightSqlServerBuilder server() {
     return DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(0);
   }
 
@@ -148,8 +150,13 @@ class SecretsNeverLeakTest {
     // included, at DEBUG. That is the server's logging, not the connector's.
     try (LogCapture logs = LogCapture.start("io.grpc.netty.NettyServerHandler")) {
       // Basic authentication, a header and session cookies: reads, a write, and failures.
+      CallRecorder recorder = new CallRecorder();
       try (DuckDbFlightSqlServer server =
-          server().basicAuth("alice", PASSWORD).sessions(true).start()) {
+          server()
+              .middleware(CallRecorder.KEY, recorder)
+              .basicAuth("alice", PASSWORD)
+              .sessions(true)
+              .start()) {
         String uri = server.uri();
         Map<String, String> auth =
             options("username", "alice", "password", PASSWORD, "header.x-api-key", HEADER_VALUE);
@@ -188,7 +195,7 @@ class SecretsNeverLeakTest {
                             "query", "SELECT CAST('x' || range AS INTEGER) AS v FROM range(0, 10)")
                         .load()
                         .collectAsList()));
-        secrets.addAll(issuedSecrets(server.recordedCalls()));
+        secrets.addAll(issuedSecrets(recorder.calls()));
       }
 
       // A token from the session configuration, for a read and a write.

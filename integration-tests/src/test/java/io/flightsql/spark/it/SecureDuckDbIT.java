@@ -3,7 +3,9 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.server.TestCertificates;
 import java.net.ServerSocket;
@@ -50,7 +52,7 @@ class SecureDuckDbIT {
     ArrowLeaks.assertNoneLeft("after a secure DuckDB test");
   }
 
-  private static DuckDbFlightSqlServer.Builder server() {
+  private static DuckDbFlightSqlServerBuilder server() {
     return DuckDbFlightSqlServer.builder()
         .host(FreePorts.LOOPBACK)
         .port(0)
@@ -71,8 +73,11 @@ class SecureDuckDbIT {
 
   @Test
   void mutualTlsTokenHeaderAndSessionCookiesOnReadsAndWrites() throws Exception {
+    CallRecorder recorder = new CallRecorder();
     try (DuckDbFlightSqlServer server =
         server()
+            .middleware(CallRecorder.KEY, recorder)
+            .actionObserver(recorder::actionStarted)
             .tls(certificates.serverCertificate(), certificates.serverKey())
             .clientCertificates(certificates.caCertificate())
             .bearerToken(TOKEN)
@@ -106,12 +111,12 @@ class SecureDuckDbIT {
                   .load()
                   .count())
           .isEqualTo(10);
-      for (RecordedCall call : server.recordedCalls()) {
+      for (RecordedCall call : recorder.calls()) {
         assertThat(call.header("authorization")).as(call.method()).isEqualTo("Bearer " + TOKEN);
         assertThat(call.header("x-tenant")).as(call.method()).isEqualTo("acme");
       }
       List<RecordedCall> doGets =
-          server.recordedCalls().stream()
+          recorder.calls().stream()
               .filter(c -> c.method().equals("DoGet"))
               .collect(Collectors.toList());
       assertThat(doGets).isNotEmpty();
@@ -132,9 +137,12 @@ class SecureDuckDbIT {
     try (ServerSocket socket = new ServerSocket(0)) {
       deadPort = socket.getLocalPort();
     }
-    try (DuckDbFlightSqlServer second = server().start();
+    CallRecorder firstCalls = new CallRecorder();
+    CallRecorder secondCalls = new CallRecorder();
+    try (DuckDbFlightSqlServer second = server().middleware(CallRecorder.KEY, secondCalls).start();
         DuckDbFlightSqlServer first =
             server()
+                .middleware(CallRecorder.KEY, firstCalls)
                 .endpointLocations(List.of("grpc+tcp://127.0.0.1:" + deadPort, second.uri()))
                 .start();
         DuckDbFlightSqlServer tls =
@@ -146,9 +154,9 @@ class SecureDuckDbIT {
       assertThat(count(first.uri(), Map.of("pushDownAggregate", "false"))).isEqualTo(1000);
       // The one DoGet the first server sees is GetSqlInfo's (for the pushdown dialect), whose
       // endpoint has no locations; the query's endpoints are read from the second server.
-      assertThat(first.recordedCalls().stream().filter(c -> c.method().equals("DoGet")).count())
+      assertThat(firstCalls.calls().stream().filter(c -> c.method().equals("DoGet")).count())
           .isEqualTo(1);
-      assertThat(second.recordedCalls()).anyMatch(c -> c.method().equals("DoGet"));
+      assertThat(secondCalls.calls()).anyMatch(c -> c.method().equals("DoGet"));
 
       Map<String, String> trust = Map.of("tlsRootCerts", certificates.caCertificate().toString());
       assertThatThrownBy(() -> count(tls.uri(), trust))

@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CloseSessionRequest;
@@ -86,20 +87,24 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   private final TransactionCommands transactionCommands;
   private final SessionCommands sessions;
   private final MetadataCommands metadata;
+  private final List<BiConsumer<CallContext, String>> actionObservers;
 
   /**
    * @param allocator owned by the producer from now on, and closed by {@link #close()}
    * @param locations the locations every statement endpoint advertises, in order; none means the
    *     endpoint is read from this server
+   * @param actionObservers told the type of each action before it runs, in this order
    */
   DuckDbFlightSqlProducer(
       DuckDbDatabase database,
       BufferAllocator allocator,
       int endpoints,
       int batchRows,
-      List<Location> locations)
+      List<Location> locations,
+      List<BiConsumer<CallContext, String>> actionObservers)
       throws SQLException {
     this.allocator = allocator;
+    this.actionObservers = List.copyOf(actionObservers);
     this.transactions = new DuckDbTransactions(database);
     this.runner = new CallRunner(allocator, transactions);
     SliceStreamer streamer = new SliceStreamer(allocator, batchRows);
@@ -132,12 +137,14 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     super.getStream(context, ticket, listener);
   }
 
-  /** Names the action in the call's record before the usual dispatch. */
+  /**
+   * Tells the action observers which action the call runs, before the usual dispatch: middleware
+   * sees the call's method only, and the action's type is in the request.
+   */
   @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
-    CallRecorder.Call call = context.getMiddleware(CallRecorder.KEY);
-    if (call != null) {
-      call.action(action.getType());
+    for (BiConsumer<CallContext, String> observer : actionObservers) {
+      observer.accept(context, action.getType());
     }
     super.doAction(context, action, listener);
   }

@@ -1,16 +1,11 @@
 package io.flightsql.spark.server;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.flight.FlightServer;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,22 +14,28 @@ import org.slf4j.LoggerFactory;
  * An Arrow Flight SQL server backed by an in-memory DuckDB database: the server of the quick start
  * and of the connector's tests.
  *
- * <p>At start-up the database gets two deterministic demo tables, {@code lineitem} (TPC-H-like,
- * size set by {@link Builder#lineitemRows}) and {@code types_demo} (one column per common scalar
- * type), plus the user's data if {@link Builder#data} names any. A query's FlightInfo has {@link
- * Builder#endpoints} endpoints, disjoint slices of the result that add up to it in endpoint order.
+ * <p>{@link #builder()} configures and starts it ({@link DuckDbFlightSqlServerBuilder}). At
+ * start-up the database gets two deterministic demo tables, {@code lineitem} (TPC-H-like, size set
+ * by {@link DuckDbFlightSqlServerBuilder#lineitemRows}) and {@code types_demo} (one column per
+ * common scalar type), plus the user's data if {@link DuckDbFlightSqlServerBuilder#data} names any.
+ * A query's FlightInfo has {@link DuckDbFlightSqlServerBuilder#endpoints} endpoints, disjoint
+ * slices of the result that add up to it in endpoint order.
  *
  * <p>Columns reach clients with the Arrow types that DuckDB exports them as (the module's
- * ARROW_TYPES.md has the table), which DuckDB's Arrow settings change ({@link Builder#setting}).
- * ENUM columns arrive dictionary-encoded, with their dictionaries in the stream.
+ * ARROW_TYPES.md has the table), which DuckDB's Arrow settings change ({@link
+ * DuckDbFlightSqlServerBuilder#setting}). ENUM columns arrive dictionary-encoded, with their
+ * dictionaries in the stream.
  *
- * <p>Security is off by default and each part can be turned on: TLS ({@link Builder#tls}, then
- * {@link #uri()} is {@code grpc+tls://}), client certificates ({@link Builder#clientCertificates}),
- * Flight basic authentication that hands out bearer tokens ({@link Builder#basicAuth}) and a fixed
- * bearer token ({@link Builder#bearerToken}). {@code TestCertificates}, in the test-support module,
- * makes certificates for tests. Every call's method and request headers are recorded ({@link
- * #recordedCalls()}), so that tests can check what a client sent. Cookie-based sessions ({@link
- * Builder#sessions}) give each client a default catalog and schema of its own (SetSessionOptions).
+ * <p>Security is off by default and each part can be turned on: TLS ({@link
+ * DuckDbFlightSqlServerBuilder#tls}, then {@link #uri()} is {@code grpc+tls://}), client
+ * certificates ({@link DuckDbFlightSqlServerBuilder#clientCertificates}), Flight basic
+ * authentication that hands out bearer tokens ({@link DuckDbFlightSqlServerBuilder#basicAuth}) and
+ * a fixed bearer token ({@link DuckDbFlightSqlServerBuilder#bearerToken}). Cookie-based sessions
+ * ({@link DuckDbFlightSqlServerBuilder#sessions}) give each client a default catalog and schema of
+ * its own (SetSessionOptions). Middleware of the caller's ({@link
+ * DuckDbFlightSqlServerBuilder#middleware}) runs ahead of authentication; the test-support module
+ * has {@code TestCertificates}, which makes certificates for tests, and {@code CallRecorder},
+ * middleware that records what clients sent.
  *
  * <p>Clients can write too: statement updates, bulk ingestion of Arrow uploads into new or existing
  * tables (CommandStatementIngest), prepared statements with parameters bound in Arrow batches, and
@@ -59,7 +60,6 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   private final String host;
   private final boolean tls;
   private final FlightServer server;
-  private final CallRecorder recorder;
   private final ServerAuthenticator authenticator;
   private final DuckDbFlightSqlProducer producer;
   private final DuckDbDatabase database;
@@ -71,7 +71,6 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
       String host,
       boolean tls,
       FlightServer server,
-      CallRecorder recorder,
       ServerAuthenticator authenticator,
       DuckDbFlightSqlProducer producer,
       DuckDbDatabase database,
@@ -80,7 +79,6 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     this.host = host;
     this.tls = tls;
     this.server = server;
-    this.recorder = recorder;
     this.authenticator = authenticator;
     this.producer = producer;
     this.database = database;
@@ -88,8 +86,9 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     this.rootAllocator = rootAllocator;
   }
 
-  public static Builder builder() {
-    return new Builder();
+  /** A builder of a server, every setting at its default. */
+  public static DuckDbFlightSqlServerBuilder builder() {
+    return new DuckDbFlightSqlServerBuilder();
   }
 
   /**
@@ -131,23 +130,9 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   }
 
   /**
-   * Every call that reached the server since it started or since {@link #clearRecordedCalls()},
-   * oldest first, with its method and request headers; calls refused for want of credentials
-   * included. Always recorded.
-   */
-  public List<RecordedCall> recordedCalls() {
-    return recorder.recorded();
-  }
-
-  /** Forgets the calls recorded so far. */
-  public void clearRecordedCalls() {
-    recorder.clear();
-  }
-
-  /**
    * Invalidates every bearer token that basic authentication has handed out so far: the next call
    * that sends one is refused with {@code UNAUTHENTICATED} and must authenticate again. The fixed
-   * {@link Builder#bearerToken} stays valid. For tests of re-authentication.
+   * {@link DuckDbFlightSqlServerBuilder#bearerToken} stays valid. For tests of re-authentication.
    *
    * @throws IllegalStateException if the server has no basic authentication
    */
@@ -252,263 +237,5 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     }
     first.addSuppressed(next);
     return first;
-  }
-
-  /**
-   * Configures and starts a {@link DuckDbFlightSqlServer}. Every setting has a default, so {@code
-   * builder().start()} gives a server on 127.0.0.1, a free port, with 2 endpoints per query and a
-   * million-row {@code lineitem}.
-   */
-  public static final class Builder {
-
-    private String host = "127.0.0.1";
-    private int port = 0;
-    private int endpoints = 2;
-    private long lineitemRows = 1_000_000;
-    private int batchRows = 65_536;
-    private Path data;
-    private final List<DuckDbSetting> settings = new ArrayList<>();
-    private String username;
-    private String password;
-    private String bearerToken;
-    private Path tlsCertificateChain;
-    private Path tlsPrivateKey;
-    private Path trustedClientCa;
-    private boolean sessions;
-    private List<Location> endpointLocations = List.of();
-
-    private Builder() {}
-
-    /** The address to listen on; default {@code 127.0.0.1}. */
-    public Builder host(String host) {
-      if (host == null || host.isBlank()) {
-        throw new IllegalArgumentException(
-            "Invalid value '" + host + "' for option 'host': expected a host name or address");
-      }
-      this.host = host;
-      return this;
-    }
-
-    /** The port to listen on, 0 (the default) for one the system picks. */
-    public Builder port(int port) {
-      this.port = check("port", port, 0, 65_535);
-      return this;
-    }
-
-    /** How many endpoints each query's FlightInfo has; default 2. */
-    public Builder endpoints(int endpoints) {
-      this.endpoints = check("endpoints", endpoints, 1, 1024);
-      return this;
-    }
-
-    /** How many rows {@code lineitem} gets, 0 for no {@code lineitem}; default 1,000,000. */
-    public Builder lineitemRows(long rows) {
-      if (rows < 0 || rows > DemoData.MAX_LINEITEM_ROWS) {
-        throw new IllegalArgumentException(
-            "Invalid value '"
-                + rows
-                + "' for option 'lineitemRows': expected 0.."
-                + DemoData.MAX_LINEITEM_ROWS);
-      }
-      this.lineitemRows = rows;
-      return this;
-    }
-
-    /** The most rows per Arrow batch that DoGet sends; default 65,536. */
-    public Builder batchRows(int rows) {
-      this.batchRows = check("batchRows", rows, 1, Integer.MAX_VALUE);
-      return this;
-    }
-
-    /**
-     * Data to load at start-up: a {@code .sql} script, or a directory whose {@code *.parquet} and
-     * {@code *.csv} files become tables named after the files, after which its {@code *.sql} files
-     * run in name order.
-     */
-    public Builder data(Path data) {
-      if (data == null) {
-        throw new IllegalArgumentException(
-            "Invalid value 'null' for option 'data': expected a path");
-      }
-      this.data = data;
-      return this;
-    }
-
-    /**
-     * A DuckDB setting applied database-wide ({@code SET GLOBAL}) at start-up, after the server's
-     * own defaults, which it may override; settings apply in the order given. The Arrow types that
-     * clients receive depend on DuckDB's Arrow settings, for example:
-     *
-     * <ul>
-     *   <li>{@code arrow_large_buffer_size=true}: large_utf8, large_binary and large_list;
-     *   <li>{@code arrow_output_version=1.4} with {@code produce_arrow_string_view=true}: utf8_view
-     *       (and binary_view for BLOB, which 1.4 exports even without the string view setting);
-     *   <li>{@code arrow_output_version=1.4} with {@code arrow_output_list_view=true}: list_view;
-     *   <li>{@code arrow_lossless_conversion=true}: the extension types arrow.uuid, arrow.json,
-     *       arrow.bool8 and DuckDB's arrow.opaque ones (HUGEINT, UHUGEINT, TIMETZ, BIT).
-     * </ul>
-     *
-     * <p>The value is sent as a SQL string literal, which DuckDB casts to the setting's type.
-     * DuckDB checks names and values when the server starts.
-     *
-     * @param name letters, digits and underscores, such as {@code arrow_large_buffer_size}; not
-     *     {@code threads}, which the server manages
-     * @param value the value as text, such as {@code true}, {@code 4} or {@code Europe/Paris}
-     * @throws IllegalArgumentException if the name or the value is not acceptable
-     */
-    public Builder setting(String name, String value) {
-      settings.add(new DuckDbSetting(name, value));
-      return this;
-    }
-
-    /**
-     * Turns on Flight basic authentication: a call whose {@code authorization} header is {@code
-     * Basic base64(username:password)} is answered with a bearer token in the response header
-     * {@code authorization: Bearer <token>}, which later calls send instead. Every call without
-     * valid credentials fails with {@code UNAUTHENTICATED}. Combines with {@link #bearerToken}: a
-     * call is accepted with either.
-     *
-     * @param username not empty, without ':'
-     * @param password not empty
-     */
-    public Builder basicAuth(String username, String password) {
-      if (username == null || username.isEmpty() || username.indexOf(':') >= 0) {
-        throw new IllegalArgumentException(
-            "Invalid value '"
-                + username
-                + "' for option 'username': expected a non-empty name without ':'");
-      }
-      if (password == null || password.isEmpty()) {
-        // The value is a secret: it is never repeated in a message.
-        throw new IllegalArgumentException(
-            "Invalid value for option 'password': expected a non-empty password");
-      }
-      this.username = username;
-      this.password = password;
-      return this;
-    }
-
-    /**
-     * Turns on authentication by a fixed bearer token: calls must send {@code authorization: Bearer
-     * <token>} (or basic credentials, if {@link #basicAuth} is set too), or fail with {@code
-     * UNAUTHENTICATED}.
-     */
-    public Builder bearerToken(String token) {
-      if (token == null || token.isBlank() || !token.strip().equals(token)) {
-        throw new IllegalArgumentException(
-            "Invalid value for option 'bearerToken': expected a non-empty token without"
-                + " surrounding spaces");
-      }
-      this.bearerToken = token;
-      return this;
-    }
-
-    /**
-     * Serves over TLS with this certificate chain and private key (PEM files; the key unencrypted
-     * PKCS#8); {@link DuckDbFlightSqlServer#uri()} then starts with {@code grpc+tls://}. Tests get
-     * such files from {@code TestCertificates}, in the test-support module.
-     */
-    public Builder tls(Path certificateChainPem, Path privateKeyPem) {
-      if (certificateChainPem == null || privateKeyPem == null) {
-        throw new IllegalArgumentException(
-            "Invalid value 'null' for option 'tls': expected a certificate chain and a private key"
-                + " (PEM files)");
-      }
-      this.tlsCertificateChain = certificateChainPem;
-      this.tlsPrivateKey = privateKeyPem;
-      return this;
-    }
-
-    /**
-     * Mutual TLS: clients must present a certificate signed by this CA (a PEM file), or the TLS
-     * handshake fails. Needs {@link #tls}.
-     */
-    public Builder clientCertificates(Path trustedClientCaPem) {
-      if (trustedClientCaPem == null) {
-        throw new IllegalArgumentException(
-            "Invalid value 'null' for option 'clientCertificates': expected a CA certificate (PEM"
-                + " file)");
-      }
-      this.trustedClientCa = trustedClientCaPem;
-      return this;
-    }
-
-    /**
-     * The locations (URIs such as {@code grpc+tcp://host:port}) that every endpoint of a query
-     * advertises, in order, for clients to try one after another; by default none, which tells
-     * clients to read from this server. Lets tests point endpoints at other servers, or at dead
-     * addresses first.
-     */
-    public Builder endpointLocations(List<String> uris) {
-      List<Location> parsed = new ArrayList<>();
-      for (String uri : uris) {
-        try {
-          parsed.add(new Location(uri));
-        } catch (java.net.URISyntaxException e) {
-          throw new IllegalArgumentException(
-              "Invalid value '" + uri + "' for option 'endpointLocations': " + e.getMessage(), e);
-        }
-      }
-      this.endpointLocations = List.copyOf(parsed);
-      return this;
-    }
-
-    /**
-     * Turns cookie-based sessions on or off (the default). With sessions, a call without a valid
-     * {@code flightsql_session} cookie starts a new session, whose id the response sets as that
-     * cookie; the session options {@code catalog} and {@code schema} (SetSessionOptions) change the
-     * default catalog and schema of the session's later queries and statements; a query's tickets
-     * can only be read with its session's cookie; CloseSession ends the session. Without sessions,
-     * cookies are neither set nor read, and the session actions answer {@code UNIMPLEMENTED}.
-     */
-    public Builder sessions(boolean enabled) {
-      this.sessions = enabled;
-      return this;
-    }
-
-    /**
-     * Creates the database, loads the data and starts listening.
-     *
-     * @throws IOException if the port cannot be bound or the data cannot be loaded
-     * @throws IllegalArgumentException with DuckDB's message if DuckDB rejects a {@link #setting}
-     */
-    public DuckDbFlightSqlServer start() throws IOException {
-      return ServerStartup.start(configuration());
-    }
-
-    /** What this builder was told so far; for the start-up, and for tests of the command line. */
-    ServerConfiguration configuration() {
-      return new ServerConfiguration(
-          host,
-          port,
-          endpoints,
-          lineitemRows,
-          batchRows,
-          data,
-          settings,
-          username,
-          password,
-          bearerToken,
-          tlsCertificateChain,
-          tlsPrivateKey,
-          trustedClientCa,
-          sessions,
-          endpointLocations);
-    }
-
-    private static int check(String option, int value, int min, int max) {
-      if (value < min || value > max) {
-        throw new IllegalArgumentException(
-            "Invalid value '"
-                + value
-                + "' for option '"
-                + option
-                + "': expected "
-                + min
-                + ".."
-                + max);
-      }
-      return value;
-    }
   }
 }

@@ -60,7 +60,7 @@ final class ServerCommandLine {
       System.out.println(USAGE);
       return;
     }
-    DuckDbFlightSqlServer.Builder builder;
+    DuckDbFlightSqlServerBuilder builder;
     try {
       builder = parse(args);
     } catch (IllegalArgumentException e) {
@@ -95,7 +95,7 @@ final class ServerCommandLine {
    *
    * @throws IllegalArgumentException naming the flag, for an unknown flag, a missing or bad value
    */
-  static DuckDbFlightSqlServer.Builder parse(String[] args) {
+  static DuckDbFlightSqlServerBuilder parse(String[] args) {
     return parse(args, System.getenv());
   }
 
@@ -105,8 +105,8 @@ final class ServerCommandLine {
    * @throws IllegalArgumentException naming the flag, for an unknown flag, a missing or bad value,
    *     or a secret missing from the environment (never repeating a secret)
    */
-  static DuckDbFlightSqlServer.Builder parse(String[] args, Map<String, String> environment) {
-    DuckDbFlightSqlServer.Builder builder = DuckDbFlightSqlServer.builder().port(DEFAULT_PORT);
+  static DuckDbFlightSqlServerBuilder parse(String[] args, Map<String, String> environment) {
+    DuckDbFlightSqlServerBuilder builder = DuckDbFlightSqlServer.builder().port(DEFAULT_PORT);
     Path tlsCertificate = null;
     Path tlsKey = null;
     for (int i = 0; i < args.length; i++) {

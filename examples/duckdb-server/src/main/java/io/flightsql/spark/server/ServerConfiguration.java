@@ -3,10 +3,14 @@ package io.flightsql.spark.server;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
+import org.apache.arrow.flight.FlightProducer;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.Location;
 
 /**
- * Everything a {@link DuckDbFlightSqlServer.Builder} was told, as {@link ServerStartup} starts a
+ * Everything a {@link DuckDbFlightSqlServerBuilder} was told, as {@link ServerStartup} starts a
  * server from it and tests of the command line read it back. Each value was checked by the
  * builder's setter; null means not set.
  *
@@ -14,6 +18,8 @@ import org.apache.arrow.flight.Location;
  *
  * @param settings the DuckDB settings, in the order they apply
  * @param endpointLocations the locations every endpoint advertises; empty for this server
+ * @param middleware the caller's middleware, installed ahead of the server's own, in this order
+ * @param actionObservers told each action's type before it runs, in this order
  */
 record ServerConfiguration(
     String host,
@@ -30,11 +36,28 @@ record ServerConfiguration(
     Path tlsPrivateKey,
     Path trustedClientCa,
     boolean sessions,
-    List<Location> endpointLocations) {
+    List<Location> endpointLocations,
+    List<ExtraMiddleware<?>> middleware,
+    List<BiConsumer<FlightProducer.CallContext, String>> actionObservers) {
 
   ServerConfiguration {
     settings = List.copyOf(settings);
     endpointLocations = List.copyOf(endpointLocations);
+    middleware = List.copyOf(middleware);
+    actionObservers = List.copyOf(actionObservers);
+  }
+
+  /**
+   * A middleware factory with its key, typed together so that they stay a pair Flight accepts.
+   *
+   * @param <T> the middleware each call gets
+   */
+  record ExtraMiddleware<T extends FlightServerMiddleware>(
+      FlightServerMiddleware.Key<T> key, FlightServerMiddleware.Factory<T> factory) {
+
+    void installOn(FlightServer.Builder builder) {
+      builder.middleware(key, factory);
+    }
   }
 
   boolean tls() {
@@ -80,6 +103,11 @@ record ServerConfiguration(
         + endpointLocations
         + ", "
         + security()
+        + ", "
+        + middleware.size()
+        + " extra middleware, "
+        + actionObservers.size()
+        + " action observers"
         + "]";
   }
 }

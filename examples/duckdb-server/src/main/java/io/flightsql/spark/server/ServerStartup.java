@@ -76,14 +76,13 @@ final class ServerStartup {
               producerAllocator,
               config.endpoints(),
               config.batchRows(),
-              config.endpointLocations());
-      CallRecorder recorder = new CallRecorder();
+              config.endpointLocations(),
+              config.actionObservers());
       ServerAuthenticator authenticator =
           config.password() == null && config.bearerToken() == null
               ? null
               : new ServerAuthenticator(config.username(), config.password(), config.bearerToken());
-      FlightServer server =
-          flightServer(config, serverAllocator, producer, recorder, authenticator);
+      FlightServer server = flightServer(config, serverAllocator, producer, authenticator);
       opened.push(server);
       server.start();
       DuckDbFlightSqlServer started =
@@ -91,7 +90,6 @@ final class ServerStartup {
               config.host(),
               config.tls(),
               server,
-              recorder,
               authenticator,
               producer,
               database,
@@ -121,14 +119,13 @@ final class ServerStartup {
   }
 
   /**
-   * The Flight server around {@code producer}, with its middleware in this order: the call recorder
-   * (so that refused calls are recorded too), authentication, sessions.
+   * The Flight server around {@code producer}, with its middleware in this order: the caller's (so
+   * that it sees refused calls too), authentication, sessions.
    */
   private static FlightServer flightServer(
       ServerConfiguration config,
       BufferAllocator allocator,
       DuckDbFlightSqlProducer producer,
-      CallRecorder recorder,
       ServerAuthenticator authenticator)
       throws IOException {
     Location location =
@@ -136,7 +133,9 @@ final class ServerStartup {
             ? Location.forGrpcTls(config.host(), config.port())
             : Location.forGrpcInsecure(config.host(), config.port());
     FlightServer.Builder builder = FlightServer.builder(allocator, location, producer);
-    builder.middleware(CallRecorder.KEY, recorder);
+    for (ServerConfiguration.ExtraMiddleware<?> extra : config.middleware()) {
+      extra.installOn(builder);
+    }
     if (authenticator != null) {
       // Registered here rather than through headerAuthenticator(), which would put it after
       // every other middleware; under Arrow's own key, so that peerIdentity() reports the user.

@@ -170,7 +170,7 @@ class ArrowTypesTest {
       String name, List<String> settings, Map<String, String> changed) throws Exception {
     Map<String, String> expected = new LinkedHashMap<>(DEFAULT_TYPES);
     expected.putAll(changed);
-    DuckDbFlightSqlServer.Builder builder =
+    DuckDbFlightSqlServerBuilder builder =
         DuckDbFlightSqlServer.builder().lineitemRows(0).endpoints(1);
     for (String setting : settings) {
       DuckDbSetting parsed = DuckDbSetting.parse(setting);

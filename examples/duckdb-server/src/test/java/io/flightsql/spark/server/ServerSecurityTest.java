@@ -12,12 +12,14 @@ import java.nio.file.Path;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.HeaderCallOption;
@@ -34,8 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Authentication, TLS and mutual TLS of the server, and the calls it records, seen through Arrow's
- * own Flight client.
+ * Authentication, TLS and mutual TLS of the server, and the caller's middleware ahead of
+ * authentication (a {@link CallRecorder}), seen through Arrow's own Flight client.
  */
 @SuppressWarnings("try") // Arrow's FlightStream and FlightSqlClient close() declare Exception
 class ServerSecurityTest {
@@ -65,18 +67,19 @@ class ServerSecurityTest {
 
   @Test
   void basicAuthHandsOutABearerTokenThatLaterCallsUse() throws Exception {
-    try (DuckDbFlightSqlServer server = server().basicAuth("alice", "s3cret").start();
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).basicAuth("alice", "s3cret").start();
         Client client = Client.plain(server)) {
       CredentialCallOption bearer =
           client.flight.authenticateBasicToken("alice", "s3cret").orElseThrow();
 
       assertThat(client.answer(bearer)).isEqualTo("42");
-      String authorization = server.recordedCalls().get(0).header("authorization");
+      String authorization = recorder.calls().get(0).header("authorization");
       assertThat(authorization).startsWith("Basic ");
-      assertThat(server.recordedCalls().subList(1, 3))
+      assertThat(recorder.calls().subList(1, 3))
           .extracting(RecordedCall::method)
           .containsExactly("GetFlightInfo", "DoGet");
-      assertThat(server.recordedCalls().subList(1, 3))
+      assertThat(recorder.calls().subList(1, 3))
           .allSatisfy(call -> assertThat(call.header("authorization")).startsWith("Bearer "));
     }
   }
@@ -91,7 +94,8 @@ class ServerSecurityTest {
 
   @Test
   void basicAuthRefusesMissingAndWrongCredentials() throws Exception {
-    try (DuckDbFlightSqlServer server = server().basicAuth("alice", "s3cret").start();
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).basicAuth("alice", "s3cret").start();
         Client client = Client.plain(server)) {
       assertUnauthenticated(
           () -> client.answer(),
@@ -105,9 +109,10 @@ class ServerSecurityTest {
       assertUnauthenticated(
           () -> client.answer(bearer("made-up")),
           "Invalid or expired bearer token: authenticate again with the user name and password");
-      // Refused calls are recorded, with what they sent.
-      assertThat(server.recordedCalls()).hasSize(4);
-      assertThat(server.recordedCalls().get(0).header("authorization")).isNull();
+      // The caller's middleware runs ahead of authentication: refused calls are recorded, with
+      // what they sent.
+      assertThat(recorder.calls()).hasSize(4);
+      assertThat(recorder.calls().get(0).header("authorization")).isNull();
     }
   }
 
@@ -169,18 +174,19 @@ class ServerSecurityTest {
                 + " surrounding spaces");
   }
 
-  // ---- Recorded calls
+  // ---- The caller's middleware and action observers, and the calls a CallRecorder records
 
   @Test
   void recordsEveryCallsMethodAndHeaders() throws Exception {
-    try (DuckDbFlightSqlServer server = server().start();
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).start();
         Client client = Client.plain(server)) {
       CallHeaders headers = new FlightCallHeaders();
       headers.insert("X-Tenant", "blue");
       assertThat(client.answer(new HeaderCallOption(headers))).isEqualTo("42");
       client.sql.prepare("SELECT 1").close();
 
-      List<RecordedCall> calls = server.recordedCalls();
+      List<RecordedCall> calls = recorder.calls();
       assertThat(calls)
           .extracting(RecordedCall::method)
           .containsExactly(
@@ -193,18 +199,80 @@ class ServerSecurityTest {
       assertThat(calls.get(0).headers()).containsEntry("x-tenant", List.of("blue"));
       assertThat(calls.get(2).header("x-tenant")).isNull();
 
-      server.clearRecordedCalls();
-      assertThat(server.recordedCalls()).isEmpty();
+      recorder.clear();
+      assertThat(recorder.calls()).isEmpty();
     }
   }
 
   @Test
+  void withoutTheActionObserverActionsAreRecordedWithoutTheirType() throws Exception {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server().middleware(CallRecorder.KEY, recorder).start();
+        Client client = Client.plain(server)) {
+      client.sql.prepare("SELECT 1").close();
+
+      assertThat(recorder.calls())
+          .extracting(RecordedCall::method)
+          .containsExactly("DoAction", "DoAction");
+    }
+  }
+
+  @Test
+  void everyActionObserverIsToldTheTypeOfEachActionWithItsCallsMiddleware() throws Exception {
+    CallRecorder recorder = new CallRecorder();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (DuckDbFlightSqlServer server =
+            server(recorder)
+                .actionObserver(
+                    (context, type) -> {
+                      if (context.getMiddleware(CallRecorder.KEY) != null) {
+                        seen.add(type);
+                      }
+                    })
+                .start();
+        Client client = Client.plain(server)) {
+      client.answer();
+      client.sql.prepare("SELECT 1").close();
+
+      assertThat(seen).containsExactly("CreatePreparedStatement", "ClosePreparedStatement");
+      assertThat(recorder.calls())
+          .extracting(RecordedCall::method)
+          .containsExactly(
+              "GetFlightInfo",
+              "DoGet",
+              "DoAction:CreatePreparedStatement",
+              "DoAction:ClosePreparedStatement");
+    }
+  }
+
+  @Test
+  void middlewareKeysMustBeUniqueAndTheBuilderRefusesNulls() {
+    CallRecorder recorder = new CallRecorder();
+    assertThatThrownBy(
+            () ->
+                server()
+                    .middleware(CallRecorder.KEY, recorder)
+                    .middleware(FlightServerMiddleware.Key.of("call-recorder"), recorder)
+                    .start()
+                    .close())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Key already exists: call-recorder");
+    assertThatThrownBy(() -> server().middleware(CallRecorder.KEY, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid value 'null' for option 'middleware': expected a key and a factory");
+    assertThatThrownBy(() -> server().actionObserver(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid value 'null' for option 'actionObserver': expected an observer");
+  }
+
+  @Test
   void recordedCallsHideCredentialsWhenPrinted() throws Exception {
-    try (DuckDbFlightSqlServer server = server().bearerToken("t0ken").start();
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).bearerToken("t0ken").start();
         Client client = Client.plain(server)) {
       client.answer(bearer("t0ken"));
 
-      RecordedCall call = server.recordedCalls().get(0);
+      RecordedCall call = recorder.calls().get(0);
       assertThat(call.header("authorization")).isEqualTo("Bearer t0ken");
       assertThat(call.toString()).contains("authorization=<redacted>").doesNotContain("t0ken");
     }
@@ -224,14 +292,17 @@ class ServerSecurityTest {
 
   @Test
   void tlsIsRefusedByAClientThatTrustsAnotherCa() throws Exception {
+    CallRecorder recorder = new CallRecorder();
     try (DuckDbFlightSqlServer server =
-            server().tls(certificates.serverCertificate(), certificates.serverKey()).start();
+            server(recorder)
+                .tls(certificates.serverCertificate(), certificates.serverKey())
+                .start();
         Client client = Client.tls(server, certificates.untrustedCaCertificate(), null, null)) {
       assertThatThrownBy(client::answer)
           .isInstanceOfSatisfying(
               FlightRuntimeException.class,
               e -> assertThat(e.status().code()).isEqualTo(FlightStatusCode.UNAVAILABLE));
-      assertThat(server.recordedCalls()).isEmpty();
+      assertThat(recorder.calls()).isEmpty();
     }
   }
 
@@ -352,8 +423,15 @@ class ServerSecurityTest {
 
   // ---- Helpers
 
-  private static DuckDbFlightSqlServer.Builder server() {
+  private static DuckDbFlightSqlServerBuilder server() {
     return DuckDbFlightSqlServer.builder().lineitemRows(0).endpoints(1);
+  }
+
+  /**
+   * A builder whose server records its calls, with the type of each action, in {@code recorder}.
+   */
+  private static DuckDbFlightSqlServerBuilder server(CallRecorder recorder) {
+    return server().middleware(CallRecorder.KEY, recorder).actionObserver(recorder::actionStarted);
   }
 
   private static CallOption basic(String user, String password) {

@@ -49,7 +49,14 @@ class ServerSessionsTest {
 
   @Test
   void theFirstCallSetsAnUnguessableCookieThatTheClientSendsBack() throws Exception {
-    try (DuckDbFlightSqlServer server = sessionServer();
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server =
+            DuckDbFlightSqlServer.builder()
+                .lineitemRows(0)
+                .endpoints(1)
+                .sessions(true)
+                .middleware(CallRecorder.KEY, recorder)
+                .start();
         Client client = Client.withCookies(server)) {
       assertThat(client.value("SELECT 1")).isEqualTo("1");
       assertThat(client.value("SELECT 2")).isEqualTo("2");
@@ -58,7 +65,7 @@ class ServerSessionsTest {
       String setCookie = client.setCookies.get(0);
       assertThat(setCookie).matches("flightsql_session=[A-Za-z0-9_-]{43}; Path=/");
       String id = setCookie.substring("flightsql_session=".length(), setCookie.indexOf(';'));
-      List<RecordedCall> calls = server.recordedCalls();
+      List<RecordedCall> calls = recorder.calls();
       assertThat(calls.get(0).header("cookie")).isNull();
       assertThat(calls.subList(1, calls.size()))
           .allSatisfy(

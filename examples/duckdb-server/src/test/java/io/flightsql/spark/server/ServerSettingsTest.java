@@ -35,7 +35,7 @@ class ServerSettingsTest {
 
   @Test
   void rejectsNamesThatAreNotPlainSettingNames() {
-    DuckDbFlightSqlServer.Builder builder = DuckDbFlightSqlServer.builder();
+    DuckDbFlightSqlServerBuilder builder = DuckDbFlightSqlServer.builder();
 
     assertThatThrownBy(() -> builder.setting("threads = 8; SELECT 1; SET x", "1"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -57,7 +57,7 @@ class ServerSettingsTest {
 
   @Test
   void rejectsMissingValuesAndControlCharacters() {
-    DuckDbFlightSqlServer.Builder builder = DuckDbFlightSqlServer.builder();
+    DuckDbFlightSqlServerBuilder builder = DuckDbFlightSqlServer.builder();
 
     assertThatThrownBy(() -> builder.setting("TimeZone", null))
         .isInstanceOf(IllegalArgumentException.class)
@@ -132,7 +132,7 @@ class ServerSettingsTest {
 
   @Test
   void commandLineSettingsReachTheServer() throws Exception {
-    DuckDbFlightSqlServer.Builder builder =
+    DuckDbFlightSqlServerBuilder builder =
         ServerCommandLine.parse(
             new String[] {
               "--port=0",

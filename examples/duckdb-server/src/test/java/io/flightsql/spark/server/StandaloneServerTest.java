@@ -135,7 +135,7 @@ class StandaloneServerTest {
   void securityFlagsTakeSecretsFromTheEnvironmentAndConfigureTheServer(@TempDir Path directory)
       throws Exception {
     TestCertificates certificates = TestCertificates.create(directory);
-    DuckDbFlightSqlServer.Builder builder =
+    DuckDbFlightSqlServerBuilder builder =
         ServerCommandLine.parse(
             new String[] {
               "--port=0",

@@ -9,20 +9,39 @@ import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallInfo;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightMethod;
+import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.RequestContext;
 
 /**
- * Records every call's method and request headers, for {@link
- * DuckDbFlightSqlServer#recordedCalls()}. Installed ahead of authentication, so that calls refused
- * for want of credentials are recorded with what they sent.
+ * Records every call's method and request headers, so that a test can check what a client sent
+ * (credentials, cookies, custom headers). A Flight server middleware; on the embedded DuckDB
+ * server:
+ *
+ * <pre>{@code
+ * CallRecorder recorder = new CallRecorder();
+ * DuckDbFlightSqlServer server =
+ *     DuckDbFlightSqlServer.builder()
+ *         .middleware(CallRecorder.KEY, recorder)
+ *         .actionObserver(recorder::actionStarted)
+ *         .start();
+ * ...
+ * assertThat(recorder.calls()).extracting(RecordedCall::method).contains("DoGet");
+ * }</pre>
+ *
+ * <p>That server installs such middleware ahead of authentication, so calls refused for want of
+ * credentials are recorded with what they sent. Flight tells middleware a call's method but not
+ * which action a DoAction runs, which is in the request only the producer reads: the server's
+ * action observer hands it to {@link #actionStarted}. Without the observer, actions are recorded as
+ * plain {@code DoAction}.
  *
  * <p>Thread-safe. Records are kept until {@link #clear()}; a test server serves few enough calls
  * for that not to matter.
  */
-final class CallRecorder implements FlightServerMiddleware.Factory<CallRecorder.Call> {
+public final class CallRecorder implements FlightServerMiddleware.Factory<CallRecorder.Call> {
 
-  static final FlightServerMiddleware.Key<Call> KEY =
+  /** The key to install the recorder under; one recorder per server. */
+  public static final FlightServerMiddleware.Key<Call> KEY =
       FlightServerMiddleware.Key.of("call-recorder");
 
   private final List<Call> calls = new ArrayList<>();
@@ -45,14 +64,29 @@ final class CallRecorder implements FlightServerMiddleware.Factory<CallRecorder.
     return call;
   }
 
-  /** The calls recorded so far, oldest first. */
-  List<RecordedCall> recorded() {
+  /**
+   * Names the action of the DoAction call that {@code context} belongs to; a server's action
+   * observer. Does nothing for a call this recorder did not see.
+   */
+  public void actionStarted(FlightProducer.CallContext context, String actionType) {
+    Call call = context.getMiddleware(KEY);
+    if (call != null) {
+      call.method = "DoAction:" + actionType;
+    }
+  }
+
+  /**
+   * Every call recorded since the recorder was installed or since {@link #clear()}, oldest first,
+   * with its method and request headers; calls refused for want of credentials included.
+   */
+  public List<RecordedCall> calls() {
     synchronized (calls) {
       return calls.stream().map(Call::snapshot).toList();
     }
   }
 
-  void clear() {
+  /** Forgets the calls recorded so far. */
+  public void clear() {
     synchronized (calls) {
       calls.clear();
     }
@@ -67,8 +101,8 @@ final class CallRecorder implements FlightServerMiddleware.Factory<CallRecorder.
     return name.toString();
   }
 
-  /** One call's record while it runs; the producer adds the action type of a DoAction. */
-  static final class Call implements FlightServerMiddleware {
+  /** One call's record while it runs; {@link #actionStarted} adds the type of a DoAction. */
+  public static final class Call implements FlightServerMiddleware {
     private final Map<String, List<String>> headers;
     private volatile String method;
 
@@ -77,12 +111,7 @@ final class CallRecorder implements FlightServerMiddleware.Factory<CallRecorder.
       this.headers = headers;
     }
 
-    /** Names the action of a DoAction, which the call's headers do not carry. */
-    void action(String type) {
-      method = "DoAction:" + type;
-    }
-
-    RecordedCall snapshot() {
+    private RecordedCall snapshot() {
       return new RecordedCall(method, headers);
     }
 

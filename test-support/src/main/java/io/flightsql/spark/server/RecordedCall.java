@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One call that reached the server, as {@link DuckDbFlightSqlServer#recordedCalls()} lists it: the
- * Flight method and the request headers, so that tests can check what a client sent (credentials,
- * cookies, custom headers). Calls refused for want of credentials are recorded too.
+ * One call that reached a server, as {@link CallRecorder#calls()} lists it: the Flight method and
+ * the request headers, so that tests can check what a client sent (credentials, cookies, custom
+ * headers). Calls refused for want of credentials are recorded too.
  *
  * <p>Immutable. {@link #toString()} hides the values of the headers that carry secrets.
  */
@@ -35,7 +35,7 @@ public final class RecordedCall {
    * {@code DoPut}, {@code DoExchange}, {@code ListFlights}, {@code ListActions}, {@code
    * PollFlightInfo}, or {@code DoAction:<action type>} such as {@code DoAction:SetSessionOptions};
    * plain {@code DoAction} for an action refused before its type was read (for want of
-   * credentials).
+   * credentials), or on a server without the recorder's action observer.
    */
   public String method() {
     return method;
