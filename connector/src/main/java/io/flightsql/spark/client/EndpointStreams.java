@@ -7,6 +7,7 @@ import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.util.AutoCloseables;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
@@ -101,11 +102,20 @@ final class EndpointStreams {
    * @throws Exception as {@link FlightStream#close()} may
    */
   private <T> T read(FlightEndpoint endpoint, Function<FlightStream, T> reader) throws Exception {
-    // javac's "try" lint flags this resource: FlightStream.close() declares Exception, which
-    // includes InterruptedException; the callers turn a checked failure into an unchecked one.
-    try (FlightStream stream = open(targets(endpoint), endpoint.getTicket())) {
-      return reader.apply(stream);
+    // Not a try-with-resources: FlightStream.close() declares Exception, which includes
+    // InterruptedException, and javac's "try" lint refuses such a resource. Same semantics: a
+    // failure to close is suppressed into the reader's failure, or thrown when the reader
+    // succeeded.
+    FlightStream stream = open(targets(endpoint), endpoint.getTicket());
+    T value;
+    try {
+      value = reader.apply(stream);
+    } catch (RuntimeException | Error e) {
+      AutoCloseables.close(e, stream);
+      throw e;
     }
+    stream.close();
+    return value;
   }
 
   /**

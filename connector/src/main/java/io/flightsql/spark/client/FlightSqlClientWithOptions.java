@@ -264,8 +264,16 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes the Flight client. If the thread is interrupted while gRPC shuts the channel down, the
+   * interrupt is kept for the caller to see and the channel is left to finish shutting down.
+   */
   @Override
-  public void close() throws InterruptedException {
-    client.close();
+  public void close() {
+    try {
+      client.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

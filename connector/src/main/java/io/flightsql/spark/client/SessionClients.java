@@ -89,8 +89,6 @@ final class SessionClients implements AutoCloseable {
     for (FlightSqlClientWithOptions client : clients.values()) {
       try {
         client.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       } catch (RuntimeException e) {
         failure = e;
       }

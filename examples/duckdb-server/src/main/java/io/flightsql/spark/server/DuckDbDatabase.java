@@ -262,7 +262,8 @@ final class DuckDbDatabase implements AutoCloseable {
   }
 
   private static boolean prepares(Connection connection, String sql) {
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+    try {
+      connection.prepareStatement(sql).close();
       return true;
     } catch (SQLException e) {
       return false;

@@ -230,6 +230,8 @@ final class SliceStreamer {
 
   /** The client stopped reading (or cancelled) in the middle of a prepared query's results. */
   private static final class ClientGone extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
     final BackpressureStrategy.WaitResult why;
 
     ClientGone(BackpressureStrategy.WaitResult why) {

@@ -20,6 +20,13 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo;
  */
 abstract class UnsupportedCommands implements FlightSqlProducer {
 
+  /**
+   * Narrows {@link AutoCloseable#close()}: the producer's close throws no checked exception, in
+   * particular no {@link InterruptedException}.
+   */
+  @Override
+  public abstract void close();
+
   @Override
   public FlightInfo getFlightInfoTypeInfo(
       CommandGetXdbcTypeInfo command, CallContext context, FlightDescriptor descriptor) {

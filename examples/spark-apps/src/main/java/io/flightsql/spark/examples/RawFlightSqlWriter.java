@@ -82,7 +82,10 @@ final class RawFlightSqlWriter implements AutoCloseable {
     for (FlightEndpoint endpoint : info.getEndpoints()) {
       // The embedded server's endpoints are on this connection; a benchmark against a server that
       // sends them elsewhere would fail here, loudly.
-      try (FlightStream stream = client.getStream(endpoint.getTicket())) {
+      // Closed in finally: FlightStream.close() may throw InterruptedException, which
+      // try-with-resources would make a lint warning.
+      FlightStream stream = client.getStream(endpoint.getTicket());
+      try {
         while (stream.next()) {
           VectorSchemaRoot root = stream.getRoot();
           FieldVector counts = root.getVector(0);
@@ -90,6 +93,8 @@ final class RawFlightSqlWriter implements AutoCloseable {
             count += ((Number) counts.getObject(i)).longValue();
           }
         }
+      } finally {
+        stream.close();
       }
     }
     return count;
@@ -99,8 +104,18 @@ final class RawFlightSqlWriter implements AutoCloseable {
     return new ExecuteIngestOptions(table, definition, null, null, Map.of());
   }
 
+  /**
+   * Closes the connection. An interrupt while closing is kept as the thread's interrupt status, so
+   * that this close throws no InterruptedException (try-with-resources would lint that).
+   */
   @Override
-  public void close() throws Exception {
-    client.close();
+  public void close() {
+    try {
+      client.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing the Flight SQL client failed", e);
+    }
   }
 }
