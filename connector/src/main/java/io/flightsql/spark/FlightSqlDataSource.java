@@ -7,8 +7,9 @@ import io.flightsql.spark.config.OptionSources;
 import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.read.SourceQuery;
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.ComparableColumns;
+import io.flightsql.spark.types.SparkToArrow;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import io.flightsql.spark.write.FlightSqlSaveMode;
 import java.util.Map;
@@ -80,7 +81,7 @@ public final class FlightSqlDataSource
               () -> Dialects.resolve(config.dialect(), session.capabilities()));
       arrowSchema = session.resultSchema(sql);
     }
-    StructType schema = ArrowTypeMapping.toSparkSchema(arrowSchema, config.typeOptions());
+    StructType schema = ArrowToSpark.toSparkSchema(arrowSchema, config.typeOptions());
     inferredSchema = schema;
     inferredComparable = ComparableColumns.of(arrowSchema, schema);
     LOG.info("Schema of {} from {}: {}", config.displayName(), config.uri(), schema.simpleString());
@@ -110,7 +111,7 @@ public final class FlightSqlDataSource
   @Override
   public boolean supportsDataType(DataType type) {
     try {
-      ArrowTypeMapping.toArrowField("c", type, true);
+      SparkToArrow.toArrowField("c", type, true);
       return true;
     } catch (UnsupportedSparkTypeException e) {
       return false;

@@ -9,7 +9,7 @@ import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -242,7 +242,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       // the value type, as the schema message has it.
       Field field = StreamSchemas.valueField(fields.get(i), dictionaries);
       DataType planned = schema.fields()[i].dataType();
-      DataType actual = ArrowTypeMapping.toSparkType(field, config.typeOptions());
+      DataType actual = ArrowToSpark.toSparkType(field, config.typeOptions());
       if (!planned.equals(actual)) {
         throw schemaMismatch(
             "column "

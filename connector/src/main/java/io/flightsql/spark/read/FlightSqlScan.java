@@ -9,7 +9,7 @@ import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.sql.PushedQuery;
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -131,7 +131,7 @@ final class FlightSqlScan implements Scan, Batch {
     }
     StructType actual;
     try {
-      actual = ArrowTypeMapping.toSparkSchema(announced.get(), config.typeOptions());
+      actual = ArrowToSpark.toSparkSchema(announced.get(), config.typeOptions());
     } catch (RuntimeException e) {
       throw mismatch(sql, e.getMessage());
     }

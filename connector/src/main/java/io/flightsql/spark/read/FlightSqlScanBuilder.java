@@ -4,7 +4,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.sql.PushedQuery;
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.ComparableColumns;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -192,7 +192,7 @@ final class FlightSqlScanBuilder
     try (FlightSqlSession session =
         FlightSqlSession.open(config.connection(), "aggregate-schema")) {
       Schema arrow = session.resultSchema(probe);
-      result = ArrowTypeMapping.toSparkSchema(arrow, config.typeOptions());
+      result = ArrowToSpark.toSparkSchema(arrow, config.typeOptions());
       if (result.size() != select.size()
           || ComparableColumns.of(arrow, result).size() != result.size()) {
         LOG.info("Aggregates not pushed: the server answers {} with {}", probe, arrow);

@@ -1,7 +1,7 @@
 package io.flightsql.spark.sql;
 
 import io.flightsql.spark.dialect.Dialect;
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -155,7 +155,7 @@ public final class ExpressionSql {
     }
     if (e instanceof Literal) {
       Literal<?> lit = (Literal<?>) e;
-      if (lit.value() == null || !ArrowTypeMapping.isScalar(lit.dataType())) {
+      if (lit.value() == null || !ArrowToSpark.isScalar(lit.dataType())) {
         return Optional.empty();
       }
       return literal(lit);
@@ -164,7 +164,7 @@ public final class ExpressionSql {
   }
 
   private Optional<String> literal(Literal<?> lit) {
-    if (lit.value() != null && !ArrowTypeMapping.isScalar(lit.dataType())) {
+    if (lit.value() != null && !ArrowToSpark.isScalar(lit.dataType())) {
       return Optional.empty();
     }
     return dialect.literal(lit.value(), lit.dataType());
@@ -182,7 +182,7 @@ public final class ExpressionSql {
     return columns
         .resolve(((NamedReference) e).fieldNames())
         .filter(SourceColumns.Column::comparable)
-        .filter(col -> ArrowTypeMapping.isScalar(col.type()));
+        .filter(col -> ArrowToSpark.isScalar(col.type()));
   }
 
   /** A column to group by. */

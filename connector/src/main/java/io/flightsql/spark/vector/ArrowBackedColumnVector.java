@@ -38,7 +38,7 @@ public abstract class ArrowBackedColumnVector extends ColumnVector {
   }
 
   /**
-   * A column vector reading an Arrow field as the Spark type that {@code ArrowTypeMapping} gave it.
+   * A column vector reading an Arrow field as the Spark type that {@code ArrowToSpark} gave it.
    * Dictionary-encoded fields (at any depth) are looked up in {@code dictionaries} on each batch,
    * so a dictionary that the stream replaces between batches is followed.
    *

@@ -1,6 +1,6 @@
 package io.flightsql.spark.vector;
 
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.SparkToArrow;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseValueVector;
@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Turns a task's Spark rows into Arrow record batches, one batch at a time, in bounded memory: the
  * write side of {@link ArrowBackedColumnVector}. Rows are appended in Spark's internal form into
- * the vectors of one {@link VectorSchemaRoot} whose schema {@link ArrowTypeMapping#toArrowSchema}
+ * the vectors of one {@link VectorSchemaRoot} whose schema {@link SparkToArrow#toArrowSchema}
  * gives; {@link #finishBatch()} hands the root over for sending, and {@link #reset()} empties it
  * for the next batch, keeping its buffers unless they grew far beyond what a batch needs.
  *
@@ -58,7 +58,7 @@ public final class ArrowBatchBuilder implements AutoCloseable {
    *     Arrow counterpart, before anything is allocated
    */
   public static ArrowBatchBuilder create(StructType schema, BufferAllocator allocator) {
-    Schema arrowSchema = ArrowTypeMapping.toArrowSchema(schema);
+    Schema arrowSchema = SparkToArrow.toArrowSchema(schema);
     BufferAllocator own = allocator.newChildAllocator("ArrowBatchBuilder", 0, Long.MAX_VALUE);
     VectorSchemaRoot root = null;
     try {

@@ -1,6 +1,6 @@
 package io.flightsql.spark.vector;
 
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.vector.BinaryColumns.FixedSizeBinaryColumn;
@@ -49,8 +49,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Builds the tree of column vectors for one Arrow field, choosing for each node the column class
- * that reads its Arrow layout as the Spark type {@link ArrowTypeMapping} chose. The two must agree:
- * the factory is given the Spark type and only decides how to read it.
+ * that reads its Arrow layout as the Spark type {@link ArrowToSpark} chose. The two must agree: the
+ * factory is given the Spark type and only decides how to read it.
  */
 final class ColumnFactory {
   private static final long MICROS_PER_SECOND = 1_000_000L;
@@ -65,7 +65,7 @@ final class ColumnFactory {
 
   ArrowBackedColumnVector create(Field field, DataType spark, String path) {
     DictionaryEncoding encoding = field.getDictionary();
-    Field plain = ArrowTypeMapping.valueField(field);
+    Field plain = ArrowToSpark.valueField(field);
     if (encoding != null) {
       ArrowBackedColumnVector values = create(plain, spark, path);
       ArrowType.Int index = encoding.getIndexType();
@@ -74,7 +74,7 @@ final class ColumnFactory {
     }
     ArrowType type = plain.getType();
     String arrowType = type.toString();
-    if (ArrowTypeMapping.isBool8(plain)) {
+    if (ArrowToSpark.isBool8(plain)) {
       return new Bool8Column();
     }
     switch (type.getTypeID()) {
@@ -256,13 +256,13 @@ final class ColumnFactory {
     boolean asText = false;
     for (int i = 0; i < members.length; i++) {
       Field child = children.get(i);
-      nullMember[i] = ArrowTypeMapping.isNullMember(child);
+      nullMember[i] = ArrowToSpark.isNullMember(child);
       if (nullMember[i]) {
         members[i] = new NullColumn();
         continue;
       }
       // A mixed union read as text (mixedUnions=string): each member keeps its own type.
-      DataType own = ArrowTypeMapping.toSparkType(child, options);
+      DataType own = ArrowToSpark.toSparkType(child, options);
       asText |= !own.equals(spark);
       members[i] = create(child, own, path + "." + child.getName());
     }

@@ -31,7 +31,7 @@ import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 /**
  * Writes Spark values, one at a time, into one Arrow vector: the write side of the column vectors
  * in this package. A column's writers form a tree that mirrors its vectors and is resolved once,
- * from the vectors that {@code ArrowTypeMapping.toArrowSchema} made, so appending a value costs one
+ * from the vectors that {@code SparkToArrow.toArrowSchema} made, so appending a value costs one
  * virtual call and no type test.
  *
  * <p>Values come in Spark's internal form from anything that holds them by ordinal: a row, a
@@ -80,7 +80,7 @@ abstract class FieldWriter {
             + " the NULLs out before writing.");
   }
 
-  /** The writer tree for a vector of the Arrow schema that {@code ArrowTypeMapping} wrote. */
+  /** The writer tree for a vector of the Arrow schema that {@code SparkToArrow} wrote. */
   static FieldWriter forVector(FieldVector vector, String path) {
     boolean nullable = vector.getField().isNullable();
     ArrowType type = vector.getField().getType();
@@ -142,7 +142,7 @@ abstract class FieldWriter {
         }
         return new StructWriter((StructVector) vector, members, path, nullable);
       default:
-        // ArrowTypeMapping.toArrowField and this switch must agree; a type added there lands here.
+        // SparkToArrow.toArrowField and this switch must agree; a type added there lands here.
         throw new IllegalArgumentException(
             "No writer for Arrow type " + type + " (column '" + path + "')");
     }

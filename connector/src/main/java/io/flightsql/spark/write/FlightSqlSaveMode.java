@@ -1,7 +1,7 @@
 package io.flightsql.spark.write;
 
 import io.flightsql.spark.config.FlightSqlWriteConfig;
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.SparkToArrow;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +35,7 @@ public final class FlightSqlSaveMode {
       String format) {
     StructType schema = data.schema();
     // Fails naming the column, before anything reaches the server, for a type Arrow cannot carry.
-    ArrowTypeMapping.toArrowSchema(schema);
+    SparkToArrow.toArrowSchema(schema);
     WritePlan plan = new WritePlanner(config, schema).plan(mode);
     if (plan == null) {
       return;

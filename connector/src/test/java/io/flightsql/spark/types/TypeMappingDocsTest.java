@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;
 
-/** docs/types.md is generated from the type mapping and must stay equal to it. */
+/**
+ * docs/types.md is generated from {@link ArrowToSpark} and {@link SparkToArrow} and must stay equal
+ * to them.
+ */
 class TypeMappingDocsTest {
   private static final Path DOC = Paths.get("..", "docs", "types.md");
 
@@ -18,6 +21,7 @@ class TypeMappingDocsTest {
     if (Boolean.getBoolean("flightsql.updateDocs")) {
       Files.write(DOC, rendered.getBytes(StandardCharsets.UTF_8));
     }
+    assertThat(DOC).exists();
     assertThat(new String(Files.readAllBytes(DOC), StandardCharsets.UTF_8))
         .as("docs/types.md is stale: rerun this test with -Dflightsql.updateDocs=true")
         .isEqualTo(rendered);

@@ -3,7 +3,7 @@ package io.flightsql.spark.vector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import java.io.ByteArrayInputStream;
@@ -878,7 +878,7 @@ class ArrowBatchBuilderTest {
       Field field = fields.get(i);
       ArrowBackedColumnVector column =
           ArrowBackedColumnVector.create(
-              field, ArrowTypeMapping.toSparkType(field, READ), field.getName(), READ, null);
+              field, ArrowToSpark.toSparkType(field, READ), field.getName(), READ, null);
       column.load(root.getVector(i));
       columns[i] = column;
     }
@@ -890,7 +890,7 @@ class ArrowBatchBuilderTest {
     ColumnarBatch batch = columns(root);
     List<DataType> types = new ArrayList<>();
     for (Field field : root.getSchema().getFields()) {
-      types.add(ArrowTypeMapping.toSparkType(field, READ));
+      types.add(ArrowToSpark.toSparkType(field, READ));
     }
     List<List<Object>> rows = new ArrayList<>();
     for (int r = 0; r < batch.numRows(); r++) {

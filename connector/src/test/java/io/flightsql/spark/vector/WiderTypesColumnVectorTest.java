@@ -3,7 +3,7 @@ package io.flightsql.spark.vector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.types.ArrowTypeMapping;
+import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.ArrowValueException;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
@@ -80,7 +80,7 @@ class WiderTypesColumnVectorTest {
 
   private static ArrowBackedColumnVector over(
       FieldVector vector, TypeMappingOptions options, DictionaryProvider dictionaries) {
-    DataType type = ArrowTypeMapping.toSparkType(vector.getField(), options);
+    DataType type = ArrowToSpark.toSparkType(vector.getField(), options);
     ArrowBackedColumnVector column =
         ArrowBackedColumnVector.create(
             vector.getField(), type, vector.getName(), options, dictionaries);
@@ -446,7 +446,7 @@ class WiderTypesColumnVectorTest {
       org.apache.arrow.vector.types.pojo.Field schemaField =
           new org.apache.arrow.vector.types.pojo.Field(
               "status", new FieldType(true, ArrowType.Utf8.INSTANCE, encoding), null);
-      DataType type = ArrowTypeMapping.toSparkType(schemaField, DEFAULTS);
+      DataType type = ArrowToSpark.toSparkType(schemaField, DEFAULTS);
       ArrowBackedColumnVector column =
           ArrowBackedColumnVector.create(schemaField, type, "status", DEFAULTS, provider);
       column.load(indices);
@@ -494,7 +494,7 @@ class WiderTypesColumnVectorTest {
               "p",
               new FieldType(true, ArrowType.Struct.INSTANCE, encoding),
               points.getField().getChildren());
-      DataType type = ArrowTypeMapping.toSparkType(schemaField, DEFAULTS);
+      DataType type = ArrowToSpark.toSparkType(schemaField, DEFAULTS);
       ArrowBackedColumnVector column =
           ArrowBackedColumnVector.create(
               schemaField,

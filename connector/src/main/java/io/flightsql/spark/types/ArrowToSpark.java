@@ -3,7 +3,6 @@ package io.flightsql.spark.types;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.IntervalUnit;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -11,49 +10,41 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
-import org.apache.spark.sql.types.CalendarIntervalType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.DayTimeIntervalType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
-import org.apache.spark.sql.types.UserDefinedType;
-import org.apache.spark.sql.types.YearMonthIntervalType;
 
 /**
- * The one table between Arrow types and Spark types, in both directions: {@link #toSparkType} for
- * reads and {@link #toArrowField} for writes. The column vectors in {@code
- * io.flightsql.spark.vector} read values the way this table says; {@code docs/types.md} is
- * generated from it ({@link TypeMappingDocs}).
+ * The type table of reads: the Spark type each Arrow type a server sends is read as. {@link
+ * SparkToArrow} is its inverse for writes. The column vectors in {@code io.flightsql.spark.vector}
+ * read values the way this table says, and {@code docs/types.md} is generated from it by a test.
  *
  * <p>A type outside the table fails while planning, naming the column (a dotted path for nested
  * fields), its Arrow type and what to do instead.
  */
-public final class ArrowTypeMapping {
+public final class ArrowToSpark {
   /** Spark's widest decimal. */
   static final int MAX_DECIMAL_PRECISION = DecimalType.MAX_PRECISION();
 
-  private ArrowTypeMapping() {}
+  /** Field metadata naming the extension type of a field that Arrow Java does not know. */
+  private static final String EXTENSION_NAME = "ARROW:extension:name";
 
-  // ---------------------------------------------------------------------------------------------
-  // Arrow to Spark (reads)
+  private ArrowToSpark() {}
 
   public static StructType toSparkSchema(Schema schema, TypeMappingOptions options) {
     List<StructField> fields = new ArrayList<>();
@@ -127,9 +118,6 @@ public final class ArrowTypeMapping {
     return new Field(field.getName(), plain, field.getChildren());
   }
 
-  /** Field metadata naming the extension type of a field that Arrow Java does not know. */
-  private static final String EXTENSION_NAME = "ARROW:extension:name";
-
   /**
    * Whether the field is Arrow's canonical 8-bit boolean ({@code arrow.bool8}, an int8 per value,
    * non-zero for true), which DuckDB sends for BOOLEAN with {@code arrow_lossless_conversion}.
@@ -138,6 +126,42 @@ public final class ArrowTypeMapping {
   public static boolean isBool8(Field plain) {
     return "arrow.bool8".equals(plain.getMetadata().get(EXTENSION_NAME))
         && plain.getType().equals(new ArrowType.Int(8, true));
+  }
+
+  /** A union member of the Null type: its rows are NULL. */
+  public static boolean isNullMember(Field member) {
+    return member.getDictionary() == null
+        && storageType(member.getType()).getTypeID() == ArrowType.ArrowTypeID.Null;
+  }
+
+  /**
+   * The scalar types: booleans, numbers, decimals, strings, binary, dates and timestamps. Their
+   * values have one obvious text form (what a mixed union can read as text, {@code
+   * mixedUnions=string}) and compare in SQL as in Spark (what pushdown may compare).
+   */
+  public static boolean isScalar(DataType type) {
+    return type instanceof BooleanType
+        || type instanceof ByteType
+        || type instanceof ShortType
+        || type instanceof IntegerType
+        || type instanceof LongType
+        || type instanceof FloatType
+        || type instanceof DoubleType
+        || type instanceof DecimalType
+        || type instanceof StringType
+        || type instanceof BinaryType
+        || type instanceof DateType
+        || type instanceof TimestampType
+        || type instanceof TimestampNTZType;
+  }
+
+  /** An Arrow type as the error messages and docs show it. */
+  public static String describe(Field field) {
+    String type = field.getType().toString();
+    if (field.getDictionary() != null) {
+      return "dictionary<" + type + ", indices " + field.getDictionary().getIndexType() + ">";
+    }
+    return type;
   }
 
   /**
@@ -373,33 +397,6 @@ public final class ArrowTypeMapping {
     return common == null ? DataTypes.NullType : common;
   }
 
-  /** A union member of the Null type: its rows are NULL. */
-  public static boolean isNullMember(Field member) {
-    return member.getDictionary() == null
-        && storageType(member.getType()).getTypeID() == ArrowType.ArrowTypeID.Null;
-  }
-
-  /**
-   * The scalar types: booleans, numbers, decimals, strings, binary, dates and timestamps. Their
-   * values have one obvious text form (what a mixed union can read as text, {@code
-   * mixedUnions=string}) and compare in SQL as in Spark (what pushdown may compare).
-   */
-  public static boolean isScalar(DataType type) {
-    return type instanceof BooleanType
-        || type instanceof ByteType
-        || type instanceof ShortType
-        || type instanceof IntegerType
-        || type instanceof LongType
-        || type instanceof FloatType
-        || type instanceof DoubleType
-        || type instanceof DecimalType
-        || type instanceof StringType
-        || type instanceof BinaryType
-        || type instanceof DateType
-        || type instanceof TimestampType
-        || type instanceof TimestampNTZType;
-  }
-
   private static UnsupportedArrowTypeException unsupported(
       Field field, String path, String why, String whatToDo) {
     return new UnsupportedArrowTypeException(
@@ -412,145 +409,5 @@ public final class ArrowTypeMapping {
             + ". "
             + whatToDo
             + " See docs/types.md.");
-  }
-
-  /** An Arrow type as the error messages and docs show it. */
-  public static String describe(Field field) {
-    String type = field.getType().toString();
-    if (field.getDictionary() != null) {
-      return "dictionary<" + type + ", indices " + field.getDictionary().getIndexType() + ">";
-    }
-    return type;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Spark to Arrow (writes)
-
-  /** The Arrow schema a DataFrame of this Spark schema is sent as. */
-  public static Schema toArrowSchema(StructType schema) {
-    List<Field> fields = new ArrayList<>();
-    for (StructField field : schema.fields()) {
-      fields.add(toArrowField(field.name(), field.dataType(), field.nullable(), field.name()));
-    }
-    return new Schema(fields);
-  }
-
-  /**
-   * The Arrow field a Spark column is sent as. Every type a read produces maps back to an Arrow
-   * type that reads as the same Spark type, so a table written and read again keeps its types;
-   * types that several Arrow types read as (strings, integers) go back as the plainest one.
-   *
-   * @throws UnsupportedSparkTypeException for a type with no Arrow counterpart (e.g. VARIANT)
-   */
-  public static Field toArrowField(String name, DataType type, boolean nullable) {
-    return toArrowField(name, type, nullable, name);
-  }
-
-  private static Field toArrowField(String name, DataType type, boolean nullable, String path) {
-    if (type instanceof UserDefinedType) {
-      return toArrowField(name, ((UserDefinedType<?>) type).sqlType(), nullable, path);
-    }
-    if (type instanceof ArrayType) {
-      ArrayType array = (ArrayType) type;
-      Field element =
-          toArrowField("element", array.elementType(), array.containsNull(), path + ".element");
-      return new Field(
-          name, new FieldType(nullable, ArrowType.List.INSTANCE, null), List.of(element));
-    }
-    if (type instanceof StructType) {
-      List<Field> children = new ArrayList<>();
-      for (StructField member : ((StructType) type).fields()) {
-        children.add(
-            toArrowField(
-                member.name(), member.dataType(), member.nullable(), path + "." + member.name()));
-      }
-      return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
-    }
-    if (type instanceof MapType) {
-      MapType map = (MapType) type;
-      Field key = toArrowField("key", map.keyType(), false, path + ".key");
-      Field value =
-          toArrowField("value", map.valueType(), map.valueContainsNull(), path + ".value");
-      Field entries =
-          new Field(
-              "entries",
-              new FieldType(false, ArrowType.Struct.INSTANCE, null),
-              List.of(key, value));
-      return new Field(
-          name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
-    }
-    return new Field(name, new FieldType(nullable, toArrowType(type, path), null), null);
-  }
-
-  private static ArrowType toArrowType(DataType type, String path) {
-    if (type instanceof BooleanType) {
-      return ArrowType.Bool.INSTANCE;
-    }
-    if (type instanceof ByteType) {
-      return new ArrowType.Int(8, true);
-    }
-    if (type instanceof ShortType) {
-      return new ArrowType.Int(16, true);
-    }
-    if (type instanceof IntegerType) {
-      return new ArrowType.Int(32, true);
-    }
-    if (type instanceof LongType) {
-      return new ArrowType.Int(64, true);
-    }
-    if (type instanceof FloatType) {
-      return new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
-    }
-    if (type instanceof DoubleType) {
-      return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
-    }
-    if (type instanceof DecimalType) {
-      DecimalType decimal = (DecimalType) type;
-      return new ArrowType.Decimal(decimal.precision(), decimal.scale(), 128);
-    }
-    if (type instanceof StringType) {
-      return ArrowType.Utf8.INSTANCE;
-    }
-    if (type instanceof BinaryType) {
-      return ArrowType.Binary.INSTANCE;
-    }
-    if (type instanceof DateType) {
-      return new ArrowType.Date(DateUnit.DAY);
-    }
-    if (type instanceof TimestampType) {
-      return new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
-    }
-    if (type instanceof TimestampNTZType) {
-      return new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
-    }
-    if (SparkTimeType.isTime(type)) {
-      int precision = SparkTimeType.precision(type);
-      if (precision == 0) {
-        return new ArrowType.Time(TimeUnit.SECOND, 32);
-      }
-      if (precision <= 3) {
-        return new ArrowType.Time(TimeUnit.MILLISECOND, 32);
-      }
-      return new ArrowType.Time(TimeUnit.MICROSECOND, 64);
-    }
-    if (type instanceof DayTimeIntervalType) {
-      return new ArrowType.Duration(TimeUnit.MICROSECOND);
-    }
-    if (type instanceof YearMonthIntervalType) {
-      return new ArrowType.Interval(IntervalUnit.YEAR_MONTH);
-    }
-    if (type instanceof CalendarIntervalType) {
-      return new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO);
-    }
-    if (type instanceof NullType) {
-      return ArrowType.Null.INSTANCE;
-    }
-    throw new UnsupportedSparkTypeException(
-        "Column '"
-            + path
-            + "' has Spark type "
-            + type.simpleString()
-            + ", which spark-flightsql cannot send as Arrow. Cast it to a type listed in"
-            + " docs/types.md (for example to_json(...) for a VARIANT), or leave the column out.");
   }
 }

@@ -2,11 +2,6 @@ package io.flightsql.spark.types;
 
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.Collections;
 import org.apache.arrow.vector.extension.OpaqueType;
@@ -23,12 +18,13 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
 /**
- * Renders {@code docs/types.md}. The Spark and Arrow type columns of its tables are not written by
- * hand: each row names an example type and asks {@link ArrowTypeMapping} what it maps to, and each
- * documented error is the message the mapping really raises. A unit test fails when the committed
- * file differs.
+ * Renders {@code docs/types.md} from {@link ArrowToSpark} and {@link SparkToArrow}. Test code, not
+ * shipped: {@link TypeMappingDocsTest} fails when the committed file differs, and rewrites it when
+ * run with {@code -Dflightsql.updateDocs=true}. The Spark and Arrow type columns of its tables are
+ * not written by hand: each row names an example type and asks the mapping what it maps to, and
+ * each documented error is the message the mapping really raises.
  */
-public final class TypeMappingDocs {
+final class TypeMappingDocs {
   private static final TypeMappingOptions READ = TypeMappingOptions.defaults().withSparkTime(true);
   private static final TypeMappingOptions READ_NO_TIME = READ.withSparkTime(false);
 
@@ -36,13 +32,8 @@ public final class TypeMappingDocs {
 
   private TypeMappingDocs() {}
 
-  public static String render() {
+  static String render() {
     return new TypeMappingDocs().document();
-  }
-
-  public static void main(String[] args) throws IOException {
-    Path target = Paths.get(args.length > 0 ? args[0] : "docs/types.md");
-    Files.write(target, render().getBytes(StandardCharsets.UTF_8));
   }
 
   private static Field field(String name, ArrowType type, Field... children) {
@@ -57,16 +48,17 @@ public final class TypeMappingDocs {
 
   private String document() {
     md.append("# Types\n\n")
-        .append("<!-- Generated from io.flightsql.spark.types.ArrowTypeMapping; do not edit by")
-        .append(" hand. Regenerate with\n")
-        .append("     mvn -q -pl connector test -Dtest=TypeMappingDocsTest")
-        .append(" -Dflightsql.updateDocs=true -->\n\n")
+        .append("<!-- Generated from io.flightsql.spark.types.ArrowToSpark and SparkToArrow; do")
+        .append(" not edit by hand.\n     Regenerate from the repository root with\n")
+        .append("     mvn -q -pl connector -am test -Dtest=TypeMappingDocsTest")
+        .append(" -Dsurefire.failIfNoSpecifiedTests=false -Dflightsql.updateDocs=true\n-->\n\n")
         .append("How each Arrow type a Flight SQL server sends is read into Spark, and how each")
-        .append(" Spark type is sent as\nArrow. Both directions are one table in code,")
-        .append(" `io.flightsql.spark.types.ArrowTypeMapping`; the Spark\nand Arrow types below")
-        .append(" are what that code returns for each example. The column vectors that read\n")
-        .append("the values (`io.flightsql.spark.vector`) read Arrow buffers in place: no row is")
-        .append(" converted before\nSpark asks for it, and strings are not copied.\n\n");
+        .append(" Spark type is sent as\nArrow. Reads follow the table in")
+        .append(" `io.flightsql.spark.types.ArrowToSpark`, writes its inverse in\n`SparkToArrow`;")
+        .append(" the Spark and Arrow types below are what that code returns for each")
+        .append(" example. The\ncolumn vectors that read the values (`io.flightsql.spark.vector`)")
+        .append(" read Arrow buffers in place: no\nrow is converted before Spark asks for it, and")
+        .append(" strings are not copied.\n\n");
     readTable();
     options();
     values();
@@ -76,7 +68,7 @@ public final class TypeMappingDocs {
   }
 
   private void readRow(String arrow, Field example, TypeMappingOptions options, String notes) {
-    DataType spark = ArrowTypeMapping.toSparkType(example, options);
+    DataType spark = ArrowToSpark.toSparkType(example, options);
     md.append("| ")
         .append(arrow)
         .append(" | `")
@@ -313,7 +305,7 @@ public final class TypeMappingDocs {
 
   private void error(Field field) {
     try {
-      ArrowTypeMapping.toSparkType(field, READ);
+      ArrowToSpark.toSparkType(field, READ);
       throw new IllegalStateException("The example " + field + " maps without an error");
     } catch (UnsupportedArrowTypeException e) {
       md.append("```\n").append(wrap(e.getMessage())).append("\n```\n\n");
@@ -339,7 +331,7 @@ public final class TypeMappingDocs {
   }
 
   private void writeRow(DataType spark, String notes) {
-    Field arrow = ArrowTypeMapping.toArrowField("c", spark, true);
+    Field arrow = SparkToArrow.toArrowField("c", spark, true);
     md.append("| `")
         .append(spark.sql())
         .append("` | ")

@@ -20,12 +20,10 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 
-class ArrowTypeMappingTest {
+class ArrowToSparkTest {
   private static final TypeMappingOptions DEFAULTS = TypeMappingOptions.defaults();
 
   private static Field field(String name, ArrowType type, Field... children) {
@@ -37,7 +35,7 @@ class ArrowTypeMappingTest {
   }
 
   private static DataType map(ArrowType type, Field... children) {
-    return ArrowTypeMapping.toSparkType(field("c", type, children), DEFAULTS);
+    return ArrowToSpark.toSparkType(field("c", type, children), DEFAULTS);
   }
 
   @Test
@@ -91,22 +89,19 @@ class ArrowTypeMappingTest {
   void timesUseSparksTimeTypeWithThePrecisionOfTheUnitWhereTheSessionAllowsIt() {
     TypeMappingOptions time = DEFAULTS.withSparkTime(true);
     assertThat(
-            ArrowTypeMapping.toSparkType(field("t", new ArrowType.Time(TimeUnit.SECOND, 32)), time)
+            ArrowToSpark.toSparkType(field("t", new ArrowType.Time(TimeUnit.SECOND, 32)), time)
                 .sql())
         .isEqualTo("TIME(0)");
     assertThat(
-            ArrowTypeMapping.toSparkType(
-                    field("t", new ArrowType.Time(TimeUnit.MILLISECOND, 32)), time)
+            ArrowToSpark.toSparkType(field("t", new ArrowType.Time(TimeUnit.MILLISECOND, 32)), time)
                 .sql())
         .isEqualTo("TIME(3)");
     assertThat(
-            ArrowTypeMapping.toSparkType(
-                    field("t", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), time)
+            ArrowToSpark.toSparkType(field("t", new ArrowType.Time(TimeUnit.MICROSECOND, 64)), time)
                 .sql())
         .isEqualTo("TIME(6)");
     assertThat(
-            ArrowTypeMapping.toSparkType(
-                    field("t", new ArrowType.Time(TimeUnit.NANOSECOND, 64)), time)
+            ArrowToSpark.toSparkType(field("t", new ArrowType.Time(TimeUnit.NANOSECOND, 64)), time)
                 .sql())
         .isEqualTo("TIME(6)");
     // Without spark.sql.timeType.enabled (the default), microseconds since midnight.
@@ -139,7 +134,7 @@ class ArrowTypeMappingTest {
   @Test
   void widerDecimalsFollowDecimalOverflow() {
     Field wide = field("amount", new ArrowType.Decimal(76, 10, 256));
-    assertThatThrownBy(() -> ArrowTypeMapping.toSparkType(wide, DEFAULTS))
+    assertThatThrownBy(() -> ArrowToSpark.toSparkType(wide, DEFAULTS))
         .isInstanceOf(UnsupportedArrowTypeException.class)
         .hasMessage(
             "Column 'amount' has Arrow type Decimal(76, 10, 256), which spark-flightsql cannot"
@@ -150,12 +145,12 @@ class ArrowTypeMappingTest {
     TypeMappingOptions asString =
         TypeMappingOptions.of(DecimalOverflow.STRING, Nanoseconds.TRUNCATE);
     TypeMappingOptions asNull = TypeMappingOptions.of(DecimalOverflow.NULL, Nanoseconds.TRUNCATE);
-    assertThat(ArrowTypeMapping.toSparkType(wide, asString)).isEqualTo(DataTypes.StringType);
-    assertThat(ArrowTypeMapping.toSparkType(wide, asNull))
+    assertThat(ArrowToSpark.toSparkType(wide, asString)).isEqualTo(DataTypes.StringType);
+    assertThat(ArrowToSpark.toSparkType(wide, asNull))
         .isEqualTo(DataTypes.createDecimalType(38, 10));
     Field required = notNull("amount", new ArrowType.Decimal(76, 10, 256));
-    assertThat(ArrowTypeMapping.isNullableInSpark(required, asNull)).isTrue();
-    assertThat(ArrowTypeMapping.isNullableInSpark(required, asString)).isFalse();
+    assertThat(ArrowToSpark.isNullableInSpark(required, asNull)).isTrue();
+    assertThat(ArrowToSpark.isNullableInSpark(required, asString)).isFalse();
   }
 
   @Test
@@ -206,9 +201,9 @@ class ArrowTypeMappingTest {
                 ArrowType.Utf8.INSTANCE,
                 new DictionaryEncoding(1, false, new ArrowType.Int(8, false))),
             Collections.emptyList());
-    assertThat(ArrowTypeMapping.toSparkType(status, DEFAULTS)).isEqualTo(DataTypes.StringType);
+    assertThat(ArrowToSpark.toSparkType(status, DEFAULTS)).isEqualTo(DataTypes.StringType);
     // The dictionary may hold a NULL even when the indices are all set.
-    assertThat(ArrowTypeMapping.isNullableInSpark(status, DEFAULTS)).isTrue();
+    assertThat(ArrowToSpark.isNullableInSpark(status, DEFAULTS)).isTrue();
   }
 
   @Test
@@ -219,13 +214,13 @@ class ArrowTypeMappingTest {
             new ArrowType.Union(UnionMode.Dense, new int[] {0, 1}),
             field("null", ArrowType.Null.INSTANCE),
             field("int", new ArrowType.Int(32, true)));
-    assertThat(ArrowTypeMapping.toSparkType(nullOrInt, DEFAULTS)).isEqualTo(DataTypes.IntegerType);
+    assertThat(ArrowToSpark.toSparkType(nullOrInt, DEFAULTS)).isEqualTo(DataTypes.IntegerType);
     Field onlyNull =
         field(
             "n",
             new ArrowType.Union(UnionMode.Sparse, new int[] {0}),
             field("null", ArrowType.Null.INSTANCE));
-    assertThat(ArrowTypeMapping.toSparkType(onlyNull, DEFAULTS)).isEqualTo(DataTypes.NullType);
+    assertThat(ArrowToSpark.toSparkType(onlyNull, DEFAULTS)).isEqualTo(DataTypes.NullType);
   }
 
   @Test
@@ -237,7 +232,7 @@ class ArrowTypeMappingTest {
             field("i", new ArrowType.Int(32, true)),
             field("s", ArrowType.Utf8.INSTANCE));
     Field parent = field("event", ArrowType.Struct.INSTANCE, mixed);
-    assertThatThrownBy(() -> ArrowTypeMapping.toSparkType(parent, DEFAULTS))
+    assertThatThrownBy(() -> ArrowToSpark.toSparkType(parent, DEFAULTS))
         .isInstanceOf(UnsupportedArrowTypeException.class)
         .hasMessage(
             "Column 'event.payload' has Arrow type Union(Dense, [0, 1]), which spark-flightsql"
@@ -245,7 +240,7 @@ class ArrowTypeMappingTest {
                 + " no union type. Set option 'mixedUnions' to 'string' to read each value as its"
                 + " text, cast it in the query to one type, or read each member as a column of its"
                 + " own. See docs/types.md.");
-    assertThat(ArrowTypeMapping.toSparkType(parent, DEFAULTS.withMixedUnionsAsText(true)))
+    assertThat(ArrowToSpark.toSparkType(parent, DEFAULTS.withMixedUnionsAsText(true)))
         .isEqualTo(new StructType().add("payload", DataTypes.StringType, true));
   }
 
@@ -257,70 +252,10 @@ class ArrowTypeMappingTest {
                 notNull("id", new ArrowType.Int(64, true)),
                 field("name with space", ArrowType.Utf8.INSTANCE),
                 notNull("nothing", ArrowType.Null.INSTANCE)));
-    StructType spark = ArrowTypeMapping.toSparkSchema(schema, DEFAULTS);
+    StructType spark = ArrowToSpark.toSparkSchema(schema, DEFAULTS);
     assertThat(spark.fieldNames()).containsExactly("id", "name with space", "nothing");
     assertThat(spark.fields()[0].nullable()).isFalse();
     assertThat(spark.fields()[1].nullable()).isTrue();
     assertThat(spark.fields()[2].nullable()).isTrue();
-  }
-
-  @Test
-  void everySparkTypeAReadProducesGoesBackToAnArrowTypeThatReadsTheSame() {
-    StructType schema =
-        new StructType()
-            .add("bool", DataTypes.BooleanType, false)
-            .add("b", DataTypes.ByteType)
-            .add("s", DataTypes.ShortType)
-            .add("i", DataTypes.IntegerType)
-            .add("l", DataTypes.LongType)
-            .add("f", DataTypes.FloatType)
-            .add("d", DataTypes.DoubleType)
-            .add("small", DataTypes.createDecimalType(9, 2))
-            .add("big", DataTypes.createDecimalType(38, 10))
-            .add("str", DataTypes.StringType)
-            .add("bin", DataTypes.BinaryType)
-            .add("date", DataTypes.DateType)
-            .add("ts", DataTypes.TimestampType)
-            .add("ntz", DataTypes.TimestampNTZType)
-            .add("t0", DataType.fromDDL("TIME(0)"))
-            .add("t3", DataType.fromDDL("TIME(3)"))
-            .add("t6", DataType.fromDDL("TIME(6)"))
-            .add("dt", DataTypes.createDayTimeIntervalType())
-            .add("ym", DataTypes.createYearMonthIntervalType())
-            .add("cal", DataTypes.CalendarIntervalType)
-            .add("nothing", DataTypes.NullType)
-            .add("arr", DataTypes.createArrayType(DataTypes.IntegerType, false))
-            .add(
-                "m",
-                DataTypes.createMapType(
-                    DataTypes.StringType,
-                    DataTypes.createArrayType(DataTypes.createDecimalType(20, 0), true),
-                    true))
-            .add(
-                "st",
-                new StructType()
-                    .add("x", DataTypes.DoubleType, false)
-                    .add("y", new StructType().add("z", DataTypes.StringType)));
-    Schema arrow = ArrowTypeMapping.toArrowSchema(schema);
-    TypeMappingOptions withTime = DEFAULTS.withSparkTime(true);
-    assertThat(arrow.findField("ts").getType())
-        .isEqualTo(new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC"));
-    assertThat(arrow.findField("m").getChildren().get(0).getChildren().get(0).isNullable())
-        .isFalse();
-    assertThat(ArrowTypeMapping.toSparkSchema(arrow, withTime)).isEqualTo(schema);
-  }
-
-  @Test
-  void sparkTypesWithoutAnArrowCounterpartAreRefusedNamingTheColumn() {
-    StructType schema =
-        new StructType(
-            new StructField[] {
-              new StructField(
-                  "doc", new StructType().add("v", DataTypes.VariantType), true, Metadata.empty())
-            });
-    assertThatThrownBy(() -> ArrowTypeMapping.toArrowSchema(schema))
-        .isInstanceOf(UnsupportedSparkTypeException.class)
-        .hasMessageStartingWith(
-            "Column 'doc.v' has Spark type variant, which spark-flightsql cannot send");
   }
 }
