@@ -58,11 +58,17 @@ final class SessionClients implements AutoCloseable {
     FlightSqlClientWithOptions client = clients.get(target);
     if (client == null) {
       client = new FlightSqlClientWithOptions(target, state, allocator);
-      clients.put(target, client);
       if (target.equals(server) && sessionHasDefaults == null) {
-        // A session continued from the driver's already has the defaults the driver's set.
-        sessionHasDefaults = continued || SessionDefaults.apply(client, settings);
+        try {
+          // A session continued from the driver's already has the defaults the driver's set.
+          sessionHasDefaults = continued || SessionDefaults.apply(client, settings);
+        } catch (RuntimeException e) {
+          // Not kept: the next call tries the defaults again and fails as this one did.
+          client.close();
+          throw e;
+        }
       }
+      clients.put(target, client);
     }
     return client;
   }
