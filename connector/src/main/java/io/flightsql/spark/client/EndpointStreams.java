@@ -77,7 +77,7 @@ final class EndpointStreams {
   }
 
   /** Hands every row of the endpoint's stream to {@code visitor}, then closes the stream. */
-  void forEachRow(FlightEndpoint endpoint, RowVisitor visitor) throws Exception {
+  void forEachRow(FlightEndpoint endpoint, RowVisitor visitor) {
     read(
         endpoint,
         stream -> {
@@ -92,20 +92,18 @@ final class EndpointStreams {
   }
 
   /** The schema at the head of the endpoint's stream (see {@link StreamSchemas}). */
-  Schema schema(FlightEndpoint endpoint) throws Exception {
+  Schema schema(FlightEndpoint endpoint) {
     return read(endpoint, StreamSchemas::schema);
   }
 
   /**
-   * Opens the endpoint's stream, hands it to {@code reader} and closes it.
-   *
-   * @throws Exception as {@link FlightStream#close()} may
+   * Opens the endpoint's stream, hands it to {@code reader} and closes it. A failure to close is
+   * suppressed into the reader's failure, or thrown as an {@link IllegalStateException} when the
+   * reader succeeded.
    */
-  private <T> T read(FlightEndpoint endpoint, Function<FlightStream, T> reader) throws Exception {
+  private <T> T read(FlightEndpoint endpoint, Function<FlightStream, T> reader) {
     // Not a try-with-resources: FlightStream.close() declares Exception, which includes
-    // InterruptedException, and javac's "try" lint refuses such a resource. Same semantics: a
-    // failure to close is suppressed into the reader's failure, or thrown when the reader
-    // succeeded.
+    // InterruptedException, and javac's "try" lint refuses such a resource.
     FlightStream stream = open(targets(endpoint), endpoint.getTicket());
     T value;
     try {
@@ -114,7 +112,14 @@ final class EndpointStreams {
       AutoCloseables.close(e, stream);
       throw e;
     }
-    stream.close();
+    try {
+      stream.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while closing a stream of " + server, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Closing a stream of " + server + " failed: " + e, e);
+    }
     return value;
   }
 

@@ -3,6 +3,7 @@ package io.flightsql.spark.client;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -24,6 +25,21 @@ public final class SchemaResolver {
 
     /** The schema, or empty when the server answered but did not say. */
     Optional<Schema> fetch();
+
+    /** The source that calls {@code rpc} by {@code fetch}. */
+    static Source of(String rpc, Supplier<Optional<Schema>> fetch) {
+      return new Source() {
+        @Override
+        public String rpc() {
+          return rpc;
+        }
+
+        @Override
+        public Optional<Schema> fetch() {
+          return fetch.get();
+        }
+      };
+    }
   }
 
   private SchemaResolver() {}

@@ -40,17 +40,17 @@ final class SessionMetadata {
     FlightInfo[] executed = new FlightInfo[1];
     List<SchemaResolver.Source> sources =
         Arrays.asList(
-            source(
+            SchemaResolver.Source.of(
                 "GetSchema",
                 () -> Optional.of(clients.forServer().getExecuteSchema(query).getSchema())),
-            source("CreatePreparedStatement", () -> preparedSchema(query)),
-            source(
+            SchemaResolver.Source.of("CreatePreparedStatement", () -> preparedSchema(query)),
+            SchemaResolver.Source.of(
                 "GetFlightInfo",
                 () -> {
                   executed[0] = clients.forServer().execute(query);
                   return executed[0].getSchemaOptional();
                 }),
-            source("DoGet", () -> firstStreamSchema(executed[0], query)));
+            SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query)));
     return SchemaResolver.resolve(sources, server);
   }
 
@@ -65,13 +65,7 @@ final class SessionMetadata {
     if (info.getEndpoints().isEmpty()) {
       return Optional.empty();
     }
-    try {
-      return Optional.of(streams.schema(info.getEndpoints().get(0)));
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException("Closing the stream failed: " + e.getMessage(), e);
-    }
+    return Optional.of(streams.schema(info.getEndpoints().get(0)));
   }
 
   /** See {@link FlightSqlSession#capabilities()}. */
@@ -150,27 +144,11 @@ final class SessionMetadata {
       throw e;
     } catch (RuntimeException e) {
       throw SessionClients.failed(rpc, server, e);
-    } catch (Exception e) {
-      throw new IllegalStateException("Closing the " + rpc + " stream failed: " + e, e);
     }
   }
 
   private static String text(FieldVector vector, int row) {
     Object value = vector.getObject(row);
     return value == null ? null : value.toString();
-  }
-
-  private static SchemaResolver.Source source(String rpc, Supplier<Optional<Schema>> fetch) {
-    return new SchemaResolver.Source() {
-      @Override
-      public String rpc() {
-        return rpc;
-      }
-
-      @Override
-      public Optional<Schema> fetch() {
-        return fetch.get();
-      }
-    };
   }
 }

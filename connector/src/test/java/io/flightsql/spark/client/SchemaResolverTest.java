@@ -22,18 +22,12 @@ class SchemaResolverTest {
   private final List<String> called = new ArrayList<>();
 
   private SchemaResolver.Source source(String rpc, Supplier<Optional<Schema>> answer) {
-    return new SchemaResolver.Source() {
-      @Override
-      public String rpc() {
-        return rpc;
-      }
-
-      @Override
-      public Optional<Schema> fetch() {
-        called.add(rpc);
-        return answer.get();
-      }
-    };
+    return SchemaResolver.Source.of(
+        rpc,
+        () -> {
+          called.add(rpc);
+          return answer.get();
+        });
   }
 
   private static Supplier<Optional<Schema>> failing(CallStatus status, String message) {
