@@ -8,15 +8,20 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.CancelFlightInfoRequest;
+import org.apache.arrow.flight.CancelStatus;
 import org.apache.arrow.flight.CloseSessionRequest;
 import org.apache.arrow.flight.CloseSessionResult;
 import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.GetSessionOptionsRequest;
 import org.apache.arrow.flight.GetSessionOptionsResult;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.PollInfo;
 import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.RenewFlightEndpointRequest;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.SchemaResult;
 import org.apache.arrow.flight.SetSessionOptionsRequest;
@@ -50,7 +55,10 @@ import org.slf4j.LoggerFactory;
  * only dispatches; each family of commands has a class of its own:
  *
  * <ul>
- *   <li>{@link QueryCommands}: statement queries (GetFlightInfo, GetSchema, DoGet);
+ *   <li>{@link QueryCommands}: statement queries (GetFlightInfo, GetSchema, DoGet) and
+ *       RenewFlightEndpoint;
+ *   <li>{@link PollCommands}: PollFlightInfo (statement queries planned in the background) and
+ *       CancelFlightInfo;
  *   <li>{@link UpdateCommands}: statement updates and bulk ingestion (DoPut of
  *       CommandStatementUpdate and CommandStatementIngest, {@link BulkIngest});
  *   <li>{@link PreparedStatementCommands}: prepared statements with and without parameters;
@@ -82,6 +90,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   private final DuckDbPreparedStatements preparedStatements = new DuckDbPreparedStatements();
   private final CallRunner runner;
   private final QueryCommands queries;
+  private final PollCommands polls;
   private final UpdateCommands updates;
   private final PreparedStatementCommands prepared;
   private final TransactionCommands transactionCommands;
@@ -101,6 +110,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       int endpoints,
       int batchRows,
       List<Location> locations,
+      LongQuerySettings longQueries,
       List<BiConsumer<CallContext, String>> actionObservers)
       throws SQLException {
     this.allocator = allocator;
@@ -108,7 +118,9 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     this.transactions = new DuckDbTransactions(database);
     this.runner = new CallRunner(allocator, transactions);
     SliceStreamer streamer = new SliceStreamer(allocator, batchRows);
-    this.queries = new QueryCommands(runner, transactions, streamer, endpoints, locations);
+    this.queries =
+        new QueryCommands(runner, transactions, streamer, endpoints, locations, longQueries);
+    this.polls = new PollCommands(queries, longQueries);
     this.updates = new UpdateCommands(runner);
     this.prepared =
         new PreparedStatementCommands(runner, queries, transactions, streamer, preparedStatements);
@@ -185,6 +197,41 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       FlightStream flightStream,
       StreamListener<PutResult> ackStream) {
     return updates.acceptIngest(command, context, flightStream, ackStream);
+  }
+
+  // ---- Long-running queries and endpoints that expire
+
+  /**
+   * Plans a statement query in the background ({@link PollCommands}); other commands answer at once
+   * with their FlightInfo.
+   */
+  @Override
+  public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
+    return polls.poll(context, descriptor, d -> getFlightInfo(context, d));
+  }
+
+  @Override
+  public void cancelFlightInfo(
+      CancelFlightInfoRequest request, CallContext context, StreamListener<CancelStatus> listener) {
+    try {
+      listener.onNext(polls.cancel(request));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(e);
+    }
+  }
+
+  @Override
+  public void renewFlightEndpoint(
+      RenewFlightEndpointRequest request,
+      CallContext context,
+      StreamListener<FlightEndpoint> listener) {
+    try {
+      listener.onNext(queries.renew(request.getFlightEndpoint()));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(e);
+    }
   }
 
   // ---- Prepared statements
@@ -367,6 +414,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
    */
   @Override
   public void close() {
+    polls.close();
     try {
       int running = runner.closeAndAwait(SHUTDOWN_GRACE);
       if (running > 0) {
@@ -383,6 +431,11 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     }
     preparedStatements.close();
     allocator.close();
+  }
+
+  /** How many queries CancelFlightInfo stopped while they were being planned, for tests. */
+  int cancelledQueries() {
+    return polls.cancelledQueries();
   }
 
   /** How many transactions are open, for tests. */

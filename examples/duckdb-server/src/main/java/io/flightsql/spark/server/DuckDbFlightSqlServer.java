@@ -154,6 +154,14 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     return rootAllocator.getPeakMemoryAllocation();
   }
 
+  /**
+   * How many queries CancelFlightInfo (or Flight SQL's CancelQuery action) stopped while
+   * PollFlightInfo was still planning them. For tests of clients.
+   */
+  public int cancelledQueries() {
+    return producer.cancelledQueries();
+  }
+
   /** How many transactions clients have begun and not ended. For tests. */
   int openTransactions() {
     return producer.openTransactions();

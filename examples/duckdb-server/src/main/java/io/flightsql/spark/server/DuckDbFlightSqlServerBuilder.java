@@ -2,6 +2,7 @@ package io.flightsql.spark.server;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -34,6 +35,7 @@ public final class DuckDbFlightSqlServerBuilder {
   private Path trustedClientCa;
   private boolean sessions;
   private List<Location> endpointLocations = List.of();
+  private LongQuerySettings longQueries = LongQuerySettings.DEFAULTS;
   private final List<ServerConfiguration.ExtraMiddleware<?>> middleware = new ArrayList<>();
   private final List<BiConsumer<FlightProducer.CallContext, String>> actionObservers =
       new ArrayList<>();
@@ -214,6 +216,60 @@ public final class DuckDbFlightSqlServerBuilder {
   }
 
   /**
+   * Makes planning each statement query take at least {@code delay}, as a long-running query on a
+   * real server would, for tests of clients: GetFlightInfo answers only after it (or fails with
+   * CANCELLED as soon as the client cancels the call), and PollFlightInfo runs the query in the
+   * background, answering at once with its progress (the share of the delay elapsed) and a
+   * descriptor to poll again. CancelFlightInfo stops a query still being polled. Default: none.
+   */
+  public DuckDbFlightSqlServerBuilder planningDelay(Duration delay) {
+    longQueries =
+        new LongQuerySettings(
+            delay, longQueries.poll(), longQueries.endpointExpiration(), longQueries.renew());
+    return this;
+  }
+
+  /**
+   * Whether the server implements PollFlightInfo (the default); without it, PollFlightInfo answers
+   * UNIMPLEMENTED, as many servers do, and clients must use GetFlightInfo.
+   */
+  public DuckDbFlightSqlServerBuilder pollFlightInfo(boolean enabled) {
+    longQueries =
+        new LongQuerySettings(
+            longQueries.planningDelay(),
+            enabled,
+            longQueries.endpointExpiration(),
+            longQueries.renew());
+    return this;
+  }
+
+  /**
+   * Gives every statement endpoint an expiration time, {@code lifetime} after planning (or after
+   * its last renewal): DoGet refuses its ticket afterwards with NOT_FOUND, saying it expired. By
+   * default endpoints do not expire.
+   */
+  public DuckDbFlightSqlServerBuilder endpointExpiration(Duration lifetime) {
+    longQueries =
+        new LongQuerySettings(
+            longQueries.planningDelay(), longQueries.poll(), lifetime, longQueries.renew());
+    return this;
+  }
+
+  /**
+   * Whether RenewFlightEndpoint extends an endpoint's expiration by another {@link
+   * #endpointExpiration} (the default); without it, it answers UNIMPLEMENTED.
+   */
+  public DuckDbFlightSqlServerBuilder renewEndpoints(boolean enabled) {
+    longQueries =
+        new LongQuerySettings(
+            longQueries.planningDelay(),
+            longQueries.poll(),
+            longQueries.endpointExpiration(),
+            enabled);
+    return this;
+  }
+
+  /**
    * Turns cookie-based sessions on or off (the default). With sessions, a call without a valid
    * {@code flightsql_session} cookie starts a new session, whose id the response sets as that
    * cookie; the session options {@code catalog} and {@code schema} (SetSessionOptions) change the
@@ -291,6 +347,7 @@ public final class DuckDbFlightSqlServerBuilder {
         trustedClientCa,
         sessions,
         endpointLocations,
+        longQueries,
         middleware,
         actionObservers);
   }

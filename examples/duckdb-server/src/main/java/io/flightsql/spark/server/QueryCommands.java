@@ -6,9 +6,12 @@ import static io.flightsql.spark.server.CallRunner.transactionId;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -37,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * connection runs one statement at a time. A query of a session can only be read with the session's
  * cookie.
  *
+ * <p>For tests of clients ({@link LongQuerySettings}): planning a statement query can be made slow
+ * (GetFlightInfo then waits, ending early if the client cancels the call), and endpoints can
+ * expire: their tickets are refused after their expiration time unless {@link #renew} extended it.
+ *
  * <p>Thread-safe.
  */
 final class QueryCommands {
@@ -48,6 +55,7 @@ final class QueryCommands {
   private final SliceStreamer streamer;
   private final int endpoints;
   private final List<Location> locations;
+  private final LongQuerySettings longQueries;
 
   /**
    * @param locations the locations every statement endpoint advertises, in order; none means the
@@ -58,19 +66,50 @@ final class QueryCommands {
       DuckDbTransactions transactions,
       SliceStreamer streamer,
       int endpoints,
-      List<Location> locations) {
+      List<Location> locations,
+      LongQuerySettings longQueries) {
     this.runner = runner;
     this.transactions = transactions;
     this.streamer = streamer;
     this.endpoints = endpoints;
     this.locations = List.copyOf(locations);
+    this.longQueries = longQueries;
   }
 
+  /** Who asked for a query: the session (its digest and defaults) and the peer, for the log. */
+  record Origin(ByteString sessionDigest, SessionDefaults defaults, String peer) {
+    static Origin of(CallContext context) {
+      DuckDbSessions.Call session = context.getMiddleware(DuckDbSessions.KEY);
+      return new Origin(
+          session == null ? ByteString.EMPTY : session.session().digest(),
+          CallRunner.defaults(context),
+          context.peerIdentity());
+    }
+  }
+
+  /**
+   * GetFlightInfo: waits out the planning delay, unless the client cancels the call, then plans.
+   */
   FlightInfo flightInfo(
       CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    long deadline = System.nanoTime() + longQueries.planningDelay().toNanos();
+    while (System.nanoTime() < deadline) {
+      if (context.isCancelled()) {
+        LOG.info("GetFlightInfo cancelled by the client while planning");
+        throw CallStatus.CANCELLED
+            .withDescription("The client cancelled the call")
+            .toRuntimeException();
+      }
+      LockSupport.parkNanos(Math.min(deadline - System.nanoTime(), 20_000_000L));
+    }
+    return plan(command, Origin.of(context), descriptor);
+  }
+
+  /** The FlightInfo of a statement query, without the planning delay. */
+  FlightInfo plan(CommandStatementQuery command, Origin origin, FlightDescriptor descriptor) {
     ByteString transaction = transactionId(command.hasTransactionId(), command.getTransactionId());
     try {
-      return flightInfo(command.getQuery(), transaction, context, descriptor);
+      return flightInfo(command.getQuery(), transaction, origin, descriptor);
     } catch (SQLException | IllegalArgumentException e) {
       throw queryFailed(e);
     }
@@ -83,9 +122,14 @@ final class QueryCommands {
   FlightInfo flightInfo(
       String sql, ByteString transaction, CallContext context, FlightDescriptor descriptor)
       throws SQLException {
-    DuckDbSessions.Call session = context.getMiddleware(DuckDbSessions.KEY);
-    ByteString sessionDigest = session == null ? ByteString.EMPTY : session.session().digest();
-    SessionDefaults defaults = defaults(context);
+    return flightInfo(sql, transaction, Origin.of(context), descriptor);
+  }
+
+  private FlightInfo flightInfo(
+      String sql, ByteString transaction, Origin origin, FlightDescriptor descriptor)
+      throws SQLException {
+    ByteString sessionDigest = origin.sessionDigest();
+    SessionDefaults defaults = origin.defaults();
     return runner.withConnection(
         defaults,
         transaction,
@@ -95,19 +139,20 @@ final class QueryCommands {
           long rows = DuckDbDatabase.queryLong(connection, QuerySql.rowCount(sql));
           int count = lease.transactional() ? 1 : endpoints;
           List<FlightEndpoint> slices = new ArrayList<>(count);
+          long expiresAt = longQueries.expiresAtMillis(System.currentTimeMillis());
           long offset = 0;
           for (int i = 0; i < count; i++) {
             long size = rows / count + (i < rows % count ? 1 : 0);
             boolean last = i == count - 1;
             StatementSlice slice =
                 new StatementSlice(
-                    sql, transaction, offset, last ? -1 : size, sessionDigest, defaults);
-            slices.add(new FlightEndpoint(ticket(slice), locations.toArray(new Location[0])));
+                    sql, transaction, offset, last ? -1 : size, sessionDigest, defaults, expiresAt);
+            slices.add(endpoint(slice));
             offset += size;
           }
           LOG.info(
               "GetFlightInfo from {}: {} rows in {} endpoints for SQL: {}",
-              context.peerIdentity(),
+              origin.peer(),
               rows,
               count,
               QuerySql.abbreviate(sql, 500));
@@ -137,6 +182,17 @@ final class QueryCommands {
           CallStatus.INVALID_ARGUMENT.withDescription(e.getMessage()).toRuntimeException());
       return;
     }
+    if (slice.expiredAt(System.currentTimeMillis())) {
+      listener.error(
+          CallStatus.NOT_FOUND
+              .withDescription(
+                  "The ticket expired at "
+                      + Instant.ofEpochMilli(slice.expiresAtMillis())
+                      + " (its endpoint's expiration_time); renew the endpoint"
+                      + " (RenewFlightEndpoint) before it expires, or run the query again")
+              .toRuntimeException());
+      return;
+    }
     if (!slice.session().isEmpty()) {
       DuckDbSessions.Call session = context.getMiddleware(DuckDbSessions.KEY);
       if (session == null || !session.session().digest().equals(slice.session())) {
@@ -162,6 +218,46 @@ final class QueryCommands {
     } catch (FlightRuntimeException | SQLException e) {
       listener.error(e);
     }
+  }
+
+  /**
+   * RenewFlightEndpoint: the same endpoint with a new expiration time, counted from now. An
+   * endpoint that already expired is renewed too: this server runs the query when the ticket is
+   * read, so nothing of it was dropped.
+   *
+   * @throws FlightRuntimeException UNIMPLEMENTED when renewals are off; INVALID_ARGUMENT for an
+   *     endpoint this server did not issue
+   */
+  FlightEndpoint renew(FlightEndpoint endpoint) {
+    if (!longQueries.renew()) {
+      throw CallRunner.unsupported("RenewFlightEndpoint");
+    }
+    StatementSlice slice;
+    try {
+      slice =
+          StatementSlice.decode(
+              Any.parseFrom(endpoint.getTicket().getBytes())
+                  .unpack(TicketStatementQuery.class)
+                  .getStatementHandle());
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      throw CallStatus.INVALID_ARGUMENT
+          .withDescription("Not an endpoint of this server: " + e.getMessage())
+          .toRuntimeException();
+    }
+    StatementSlice renewed =
+        slice.expiringAt(longQueries.expiresAtMillis(System.currentTimeMillis()));
+    LOG.info(
+        "RenewFlightEndpoint: rows from {} now expire at {}",
+        slice.offset(),
+        Instant.ofEpochMilli(renewed.expiresAtMillis()));
+    return endpoint(renewed);
+  }
+
+  private FlightEndpoint endpoint(StatementSlice slice) {
+    Location[] where = locations.toArray(new Location[0]);
+    return slice.expiresAtMillis() > 0
+        ? new FlightEndpoint(ticket(slice), Instant.ofEpochMilli(slice.expiresAtMillis()), where)
+        : new FlightEndpoint(ticket(slice), where);
   }
 
   private static Ticket ticket(StatementSlice slice) {

@@ -18,6 +18,7 @@ import org.apache.arrow.flight.Location;
  *
  * @param settings the DuckDB settings, in the order they apply
  * @param endpointLocations the locations every endpoint advertises; empty for this server
+ * @param longQueries planning delay, PollFlightInfo, endpoint expiration and renewal
  * @param middleware the caller's middleware, installed ahead of the server's own, in this order
  * @param actionObservers told each action's type before it runs, in this order
  */
@@ -37,6 +38,7 @@ record ServerConfiguration(
     Path trustedClientCa,
     boolean sessions,
     List<Location> endpointLocations,
+    LongQuerySettings longQueries,
     List<ExtraMiddleware<?>> middleware,
     List<BiConsumer<FlightProducer.CallContext, String>> actionObservers) {
 
@@ -101,6 +103,8 @@ record ServerConfiguration(
         + settings
         + ", endpointLocations="
         + endpointLocations
+        + ", "
+        + longQueries
         + ", "
         + security()
         + ", "

@@ -77,6 +77,7 @@ final class ServerStartup {
               config.endpoints(),
               config.batchRows(),
               config.endpointLocations(),
+              config.longQueries(),
               config.actionObservers());
       ServerAuthenticator authenticator =
           config.password() == null && config.bearerToken() == null

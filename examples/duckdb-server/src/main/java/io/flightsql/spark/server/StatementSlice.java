@@ -22,7 +22,10 @@ import java.nio.charset.StandardCharsets;
  * Flight SQL client can redeem the ticket. The encoding is private to this server and versioned: a
  * magic number, a version byte, offset, limit, the transaction id with its length (0 for none), the
  * session digest with its length (0 for none), the default catalog and schema (each a flag byte,
- * then the UTF-8 text with its length), and the UTF-8 SQL text with its length.
+ * then the UTF-8 text with its length), the expiration time (epoch milliseconds, 0 for none), and
+ * the UTF-8 SQL text with its length.
+ *
+ * @param expiresAtMillis when the ticket stops being redeemable, in epoch milliseconds; 0 for never
  */
 record StatementSlice(
     String sql,
@@ -30,10 +33,11 @@ record StatementSlice(
     long offset,
     long limit,
     ByteString session,
-    SessionDefaults defaults) {
+    SessionDefaults defaults,
+    long expiresAtMillis) {
 
   private static final int MAGIC = 0x44_44_42_53; // "DDBS"
-  private static final byte VERSION = 3;
+  private static final byte VERSION = 4;
 
   /** The most bytes of a transaction id; this server's ids have 16. */
   private static final int MAX_TRANSACTION_ID_BYTES = 64;
@@ -44,8 +48,11 @@ record StatementSlice(
   /** The most bytes of a catalog or schema name. */
   private static final int MAX_NAME_BYTES = 64 << 10;
 
-  /** Smallest encoding: magic, version, offset, limit, both id lengths, both flags, SQL length. */
-  private static final int HEADER_BYTES = 4 + 1 + 8 + 8 + 4 + 4 + 1 + 1 + 4;
+  /**
+   * Smallest encoding: magic, version, offset, limit, both id lengths, both flags, expiration, SQL
+   * length.
+   */
+  private static final int HEADER_BYTES = 4 + 1 + 8 + 8 + 4 + 4 + 1 + 1 + 8 + 4;
 
   /**
    * Large enough for any realistic query, small enough that a corrupt length cannot exhaust heap.
@@ -69,7 +76,17 @@ record StatementSlice(
 
   /** A slice of a query that runs outside any session. */
   StatementSlice(String sql, ByteString transactionId, long offset, long limit) {
-    this(sql, transactionId, offset, limit, ByteString.EMPTY, SessionDefaults.NONE);
+    this(sql, transactionId, offset, limit, ByteString.EMPTY, SessionDefaults.NONE, 0);
+  }
+
+  /** This slice with another expiration time (epoch milliseconds, 0 for never). */
+  StatementSlice expiringAt(long millis) {
+    return new StatementSlice(sql, transactionId, offset, limit, session, defaults, millis);
+  }
+
+  /** Whether the ticket of this slice can no longer be redeemed at {@code nowMillis}. */
+  boolean expiredAt(long nowMillis) {
+    return expiresAtMillis > 0 && nowMillis >= expiresAtMillis;
   }
 
   /** Whether this slice reads to the end of the result. */
@@ -92,6 +109,7 @@ record StatementSlice(
       session.writeTo(out);
       writeName(out, defaults.catalog());
       writeName(out, defaults.schema());
+      out.writeLong(expiresAtMillis);
       out.writeInt(text.length);
       out.write(text);
     } catch (IOException e) {
@@ -134,6 +152,7 @@ record StatementSlice(
       }
       ByteString session = ByteString.copyFrom(in.readNBytes(sessionLength));
       SessionDefaults defaults = new SessionDefaults(readName(in), readName(in));
+      long expiresAtMillis = in.readLong();
       int length = in.readInt();
       if (length < 0 || length > MAX_SQL_BYTES || length != in.available()) {
         throw new IllegalArgumentException(
@@ -146,7 +165,8 @@ record StatementSlice(
           offset,
           limit,
           session,
-          defaults);
+          defaults,
+          expiresAtMillis);
     } catch (IOException e) {
       throw new IllegalArgumentException("Invalid statement handle: truncated", e);
     }

@@ -27,12 +27,24 @@ class StatementSliceTest {
             5,
             -1,
             ByteString.copyFrom(new byte[] {9, 8}),
-            new SessionDefaults("catalog ✓", null));
+            new SessionDefaults("catalog ✓", null),
+            0);
     assertThat(StatementSlice.decode(inSession.encode())).isEqualTo(inSession);
     StatementSlice schemaOnly =
         new StatementSlice(
-            "SELECT 4", ByteString.EMPTY, 0, 1, ByteString.EMPTY, new SessionDefaults(null, "s"));
+            "SELECT 4",
+            ByteString.EMPTY,
+            0,
+            1,
+            ByteString.EMPTY,
+            new SessionDefaults(null, "s"),
+            0);
     assertThat(StatementSlice.decode(schemaOnly.encode())).isEqualTo(schemaOnly);
+    StatementSlice expiring = new StatementSlice("SELECT 5", 0, -1).expiringAt(1_700_000_000_123L);
+    assertThat(StatementSlice.decode(expiring.encode())).isEqualTo(expiring);
+    assertThat(expiring.expiredAt(1_700_000_000_122L)).isFalse();
+    assertThat(expiring.expiredAt(1_700_000_000_123L)).isTrue();
+    assertThat(slice.expiredAt(Long.MAX_VALUE)).as("no expiration").isFalse();
   }
 
   @Test
@@ -47,7 +59,7 @@ class StatementSliceTest {
     byte[] otherVersion = good.toByteArray();
     otherVersion[4] = 9;
     assertThatThrownBy(() -> StatementSlice.decode(ByteString.copyFrom(otherVersion)))
-        .hasMessage("Invalid statement handle: version 9, expected 3");
+        .hasMessage("Invalid statement handle: version 9, expected 4");
     byte[] longTransactionId = good.toByteArray();
     longTransactionId[21] = 1; // the high byte of the transaction id length
     assertThatThrownBy(() -> StatementSlice.decode(ByteString.copyFrom(longTransactionId)))
