@@ -12,13 +12,18 @@ import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.CancelFlightInfoRequest;
+import org.apache.arrow.flight.CancelFlightInfoResult;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.PollInfo;
+import org.apache.arrow.flight.RenewFlightEndpointRequest;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.SchemaResult;
 import org.apache.arrow.flight.SetSessionOptionsRequest;
@@ -77,6 +82,28 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
 
   FlightInfo execute(String query) {
     return call(() -> sql.execute(query, deadline()));
+  }
+
+  /** GetFlightInfo of a query with a deadline of at most {@code capMillis} (0: callTimeout's). */
+  FlightInfo execute(String query, long capMillis) {
+    return call(() -> sql.execute(query, deadline(capMillis)));
+  }
+
+  /** PollFlightInfo with a deadline of at most {@code capMillis} (0: callTimeout's). */
+  PollInfo poll(FlightDescriptor descriptor, long capMillis) {
+    return call(() -> client.pollInfo(descriptor, deadline(capMillis)));
+  }
+
+  /** CancelFlightInfo with a deadline of at most {@code capMillis} (0: callTimeout's). */
+  CancelFlightInfoResult cancel(FlightInfo info, long capMillis) {
+    return call(
+        () -> client.cancelFlightInfo(new CancelFlightInfoRequest(info), deadline(capMillis)));
+  }
+
+  /** RenewFlightEndpoint. */
+  FlightEndpoint renew(FlightEndpoint endpoint) {
+    return call(
+        () -> client.renewFlightEndpoint(new RenewFlightEndpointRequest(endpoint), deadline()));
   }
 
   SchemaResult getExecuteSchema(String query) {
@@ -195,7 +222,17 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   }
 
   private CallOption[] deadline() {
+    return deadline(0);
+  }
+
+  /**
+   * The deadline of option callTimeout, or {@code capMillis} if shorter; none if neither is set.
+   */
+  private CallOption[] deadline(long capMillis) {
     long timeout = state.settings().callTimeoutMillis();
+    if (capMillis > 0 && (timeout <= 0 || capMillis < timeout)) {
+      timeout = capMillis;
+    }
     return timeout > 0
         ? new CallOption[] {CallOptions.timeout(timeout, TimeUnit.MILLISECONDS)}
         : new CallOption[0];

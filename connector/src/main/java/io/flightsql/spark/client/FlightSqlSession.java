@@ -1,6 +1,8 @@
 package io.flightsql.spark.client;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
@@ -20,6 +22,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * fails if any buffer leaked. Not thread-safe: one per planning step or per partition.
  */
 public final class FlightSqlSession implements AutoCloseable {
+  private static final String RENEW = "RenewFlightEndpoint";
+
   private final BufferAllocator allocator;
   private final SessionClients clients;
   private final EndpointStreams streams;
@@ -69,6 +73,44 @@ public final class FlightSqlSession implements AutoCloseable {
   /** Runs the query (GetFlightInfo on CommandStatementQuery): its endpoints and, maybe, schema. */
   public FlightInfo execute(String query) {
     return call("GetFlightInfo", client -> client.execute(query));
+  }
+
+  /**
+   * Plans a query that may run long ({@link QueryPlanner}): PollFlightInfo where the server has it,
+   * else GetFlightInfo, bounded by {@code queryTimeout} (null for none) and cancelled on the server
+   * when {@code cancellation} says so or the thread is interrupted.
+   *
+   * @throws FlightSqlConnectorException naming option {@code queryTimeout} when planning passed it,
+   *     with status CANCELLED when planning was cancelled, else the failed call's
+   */
+  public FlightInfo plan(String query, Duration queryTimeout, PlanningCancellation cancellation) {
+    FlightSqlClientWithOptions client;
+    try {
+      client = clients.forServer();
+    } catch (RuntimeException e) {
+      throw SessionClients.failed("GetFlightInfo", server(), e);
+    }
+    return new QueryPlanner(client, server(), query, queryTimeout, cancellation).plan();
+  }
+
+  /**
+   * Renews an endpoint (RenewFlightEndpoint) at the server of option {@code uri}: the endpoint with
+   * its new expiration time, or empty when the server does not implement the action (remembered for
+   * the JVM, so that only the first partition asks).
+   */
+  public Optional<FlightEndpoint> renew(FlightEndpoint endpoint) {
+    if (UnimplementedCalls.known(server(), RENEW)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(clients.forServer().renew(endpoint));
+    } catch (RuntimeException e) {
+      if (FlightErrors.isUnimplemented(e)) {
+        UnimplementedCalls.remember(server(), RENEW);
+        return Optional.empty();
+      }
+      throw SessionClients.failed(RENEW, server(), e);
+    }
   }
 
   /**

@@ -52,6 +52,7 @@ public final class FlightSqlOptions {
               ConnectionOptions.ALLOW_INSECURE_LOCATIONS,
               ReadOptions.QUERY,
               ReadWriteOptions.DBTABLE,
+              ReadOptions.QUERY_TIMEOUT,
               ReadOptions.DECIMAL_OVERFLOW,
               ReadOptions.NANOSECONDS,
               ReadOptions.MIXED_UNIONS,

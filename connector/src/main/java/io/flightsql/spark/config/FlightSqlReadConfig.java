@@ -4,6 +4,7 @@ import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.types.TypeMappingOptions;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,6 +27,7 @@ public final class FlightSqlReadConfig implements Serializable {
   private final boolean pushDownOffset;
   private final boolean pushDownTopN;
   private final boolean pushDownAggregate;
+  private final Duration queryTimeout;
 
   private FlightSqlReadConfig(
       ConnectionSettings connection,
@@ -44,6 +46,7 @@ public final class FlightSqlReadConfig implements Serializable {
     this.pushDownOffset = reader.value(ReadOptions.PUSH_DOWN_OFFSET);
     this.pushDownTopN = reader.value(ReadOptions.PUSH_DOWN_TOP_N);
     this.pushDownAggregate = reader.value(ReadOptions.PUSH_DOWN_AGGREGATE);
+    this.queryTimeout = reader.optional(ReadOptions.QUERY_TIMEOUT).orElse(null);
   }
 
   /**
@@ -144,6 +147,11 @@ public final class FlightSqlReadConfig implements Serializable {
 
   public boolean pushDownAggregate() {
     return pushDownAggregate;
+  }
+
+  /** Option {@code queryTimeout}: the bound of planning the query; empty for none. */
+  public Optional<Duration> queryTimeout() {
+    return Optional.ofNullable(queryTimeout);
   }
 
   /** A short name for plans and the Spark UI: the table, or the query. */

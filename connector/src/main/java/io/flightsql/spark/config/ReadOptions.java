@@ -2,6 +2,7 @@ package io.flightsql.spark.config;
 
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
 import io.flightsql.spark.types.TypeMappingOptions.Nanoseconds;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -28,6 +29,17 @@ public final class ReadOptions {
           .description(
               "The SQL query whose result is read. Exactly one of `query` and `dbtable` is"
                   + " required.");
+
+  public static final OptionSpec<Duration> QUERY_TIMEOUT =
+      OptionTypes.duration("queryTimeout", SCOPE)
+          .description(
+              "How long the server may take to plan the read's query (PollFlightInfo, or"
+                  + " GetFlightInfo where the server does not poll), as JDBC's query timeout; none"
+                  + " by default. Past it the query is cancelled on the server (CancelFlightInfo,"
+                  + " or the cancellation of the GetFlightInfo call) and the read fails naming this"
+                  + " option. Applies on the driver, and on executors to the query of each"
+                  + " client-side partition (`partitionColumn`, `predicates`). Reading the results"
+                  + " is not bounded by it. See docs/operations.md.");
 
   public static final OptionSpec<DecimalOverflow> DECIMAL_OVERFLOW =
       OptionTypes.choice(

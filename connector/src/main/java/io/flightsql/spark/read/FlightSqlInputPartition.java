@@ -2,10 +2,15 @@ package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.spark.sql.connector.read.InputPartition;
 
 /**
@@ -24,42 +29,80 @@ final class FlightSqlInputPartition implements InputPartition {
   private final ArrayList<FlightUri> targets;
   private final String query;
   private final SessionState session;
+  private final long plannedAtMillis;
+
+  /** The endpoint as the server sent it (for RenewFlightEndpoint), when it has an expiration. */
+  private final byte[] expiringEndpoint;
+
+  private final long expiresAtMillis;
 
   private FlightSqlInputPartition(
       int index,
       int partitionCount,
-      byte[] ticket,
+      FlightEndpoint endpoint,
       List<FlightUri> targets,
       String query,
-      SessionState session) {
+      SessionState session,
+      long plannedAtMillis) {
     this.index = index;
     this.partitionCount = partitionCount;
-    this.ticket = ticket;
+    this.ticket = endpoint == null ? null : endpoint.getTicket().getBytes().clone();
     this.targets = new ArrayList<>(targets);
     this.query = query;
     this.session = session;
+    this.plannedAtMillis = plannedAtMillis;
+    this.expiresAtMillis =
+        endpoint == null ? 0 : endpoint.getExpirationTime().map(Instant::toEpochMilli).orElse(0L);
+    this.expiringEndpoint = expiresAtMillis == 0 ? null : bytes(endpoint.serialize());
   }
 
   /**
-   * A server endpoint, one of {@code endpointCount} of {@code query}, which a reader may run again
-   * when a single endpoint's ticket is spent.
+   * A server endpoint, one of {@code endpointCount} of {@code query} planned at {@code
+   * plannedAtMillis}, which a reader may run again when a single endpoint's ticket is spent or
+   * expired.
    */
   static FlightSqlInputPartition endpoint(
       int index,
       int endpointCount,
-      byte[] ticket,
+      FlightEndpoint endpoint,
       List<FlightUri> targets,
       String query,
-      SessionState session) {
+      SessionState session,
+      long plannedAtMillis) {
     return new FlightSqlInputPartition(
-        index, endpointCount, ticket.clone(), targets, query, session);
+        index, endpointCount, endpoint, targets, query, session, plannedAtMillis);
   }
 
   /** A client-side partition that runs {@code query} on {@code server}. */
   static FlightSqlInputPartition query(
       int index, int partitionCount, String query, FlightUri server, SessionState session) {
     return new FlightSqlInputPartition(
-        index, partitionCount, null, List.of(server), query, session);
+        index, partitionCount, null, List.of(server), query, session, System.currentTimeMillis());
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] out = new byte[buffer.remaining()];
+    buffer.get(out);
+    return out;
+  }
+
+  /** When the driver planned the query, in epoch milliseconds. */
+  long plannedAtMillis() {
+    return plannedAtMillis;
+  }
+
+  /** When the endpoint's ticket expires (its expiration_time), in epoch milliseconds; 0 never. */
+  long expiresAtMillis() {
+    return expiresAtMillis;
+  }
+
+  /** The endpoint as the server sent it; only when {@link #expiresAtMillis()} is set. */
+  FlightEndpoint expiringEndpoint() {
+    try {
+      return FlightEndpoint.deserialize(ByteBuffer.wrap(expiringEndpoint));
+    } catch (IOException | URISyntaxException e) {
+      throw new IllegalStateException("The endpoint serialized at planning cannot be read", e);
+    }
   }
 
   int index() {

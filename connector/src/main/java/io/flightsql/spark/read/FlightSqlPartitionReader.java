@@ -7,8 +7,11 @@ import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.InsecureLocationException;
 import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
+import io.flightsql.spark.metrics.ServerWaitTimeMetric;
+import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
 import java.util.ArrayDeque;
@@ -38,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * vectors are built when a stream's vectors first appear (each stream has its own vectors and
  * dictionaries) and each new Arrow record batch only re-points them and sets the row count. Owns
  * the session (and so the allocator) of the partition, released in {@link #close()}. Reports the
- * rows and Arrow bytes received as Spark custom metrics.
+ * rows, Arrow bytes and record batches received, the time spent waiting for the server and the time
+ * Spark spent consuming batches, as Spark custom metrics. An endpoint that expires is renewed or
+ * its query run again before it is read ({@link EndpointExpiry}).
  */
 final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlPartitionReader.class);
@@ -65,6 +70,15 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private long bytes;
   private int batches;
 
+  /** Nanoseconds spent waiting for the server: planning, opening streams, waiting for batches. */
+  private long serverWaitNanos;
+
+  /** Nanoseconds Spark spent between receiving a batch and asking for the next. */
+  private long sparkNanos;
+
+  /** When the last batch was handed to Spark (System.nanoTime), or 0 when none is out. */
+  private long handedOutAt;
+
   FlightSqlPartitionReader(
       FlightSqlInputPartition partition, StructType schema, FlightSqlReadConfig config) {
     this.partition = partition;
@@ -73,9 +87,10 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     this.session =
         FlightSqlSession.open(
             config.connection(), "partition-" + partition.index(), partition.session());
+    long start = System.nanoTime();
     try {
       if (partition.isQuery()) {
-        FlightInfo info = session.execute(partition.query());
+        FlightInfo info = plan();
         pending.addAll(info.getEndpoints());
         LOG.debug("Partition {}: its query has {} endpoint(s)", partition.index(), pending.size());
         openNextEndpoint();
@@ -87,7 +102,15 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     } catch (RuntimeException e) {
       closeSession(e);
       throw e;
+    } finally {
+      serverWaitNanos += System.nanoTime() - start;
     }
+  }
+
+  /** Plans the partition's query, bounded by option queryTimeout and cancelled with the task. */
+  private FlightInfo plan() {
+    return session.plan(
+        partition.query(), config.queryTimeout().orElse(null), SparkPlanningCancellation.current());
   }
 
   /** Opens the next endpoint of a client-side partition's query; none left leaves no stream. */
@@ -103,11 +126,30 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   }
 
   private FlightStream openStream() {
+    EndpointExpiry.Decision expiry =
+        EndpointExpiry.decide(partition, session, System.currentTimeMillis());
+    if (expiry.action() == EndpointExpiry.Action.RUN_AGAIN) {
+      return reexecute(null);
+    }
+    if (expiry.action() == EndpointExpiry.Action.RENEWED) {
+      List<FlightUri> targets = session.targets(expiry.renewed());
+      streamTarget = targets.get(0);
+      return session.stream(targets, expiry.renewed().getTicket());
+    }
     try {
       return session.stream(partition.targets(), new Ticket(partition.ticket()));
     } catch (FlightSqlConnectorException e) {
       if (!mayBeSpentTicket(e)) {
         throw e;
+      }
+      long now = System.currentTimeMillis();
+      if (partition.endpointCount() != 1
+          && partition.expiresAtMillis() > 0
+          && now >= partition.expiresAtMillis()) {
+        FlightSqlConnectorException expired =
+            EndpointExpiry.expired(partition, now, "the server refused its ticket");
+        expired.addSuppressed(e);
+        throw expired;
       }
       if (partition.endpointCount() != 1) {
         throw new FlightSqlConnectorException(
@@ -149,21 +191,30 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
    * Runs the query again and reads its one endpoint. Safe only because the plan had a single
    * endpoint: the whole result is then that endpoint, whatever ticket it comes with. No batch of
    * this partition has reached Spark yet, so nothing is read twice.
+   *
+   * @param first the failure to read the planned ticket; null when it expired unread
    */
   private FlightStream reexecute(FlightSqlConnectorException first) {
-    LOG.info(
-        "Partition {}: the ticket could not be read ({}); running the query again",
-        partition.index(),
-        first.getMessage());
+    if (first != null) {
+      LOG.info(
+          "Partition {}: the ticket could not be read ({}); running the query again",
+          partition.index(),
+          first.getMessage());
+    }
     try {
-      FlightInfo info = session.execute(partition.query());
+      FlightInfo info = plan();
       if (info.getEndpoints().size() != 1) {
-        throw first;
+        throw first != null
+            ? first
+            : EndpointExpiry.expired(
+                partition,
+                System.currentTimeMillis(),
+                "the query run again has " + info.getEndpoints().size() + " endpoints");
       }
       FlightEndpoint endpoint = info.getEndpoints().get(0);
       return session.stream(session.targets(endpoint), endpoint.getTicket());
     } catch (FlightSqlConnectorException second) {
-      if (second != first) {
+      if (first != null && second != first) {
         second.addSuppressed(first);
       }
       throw second;
@@ -172,21 +223,37 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
 
   @Override
   public boolean next() {
-    while (stream != null) {
-      boolean more;
-      try {
-        more = stream.next();
-      } catch (RuntimeException e) {
-        throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+    countSparkTime();
+    long start = System.nanoTime();
+    try {
+      while (stream != null) {
+        boolean more;
+        try {
+          more = stream.next();
+        } catch (RuntimeException e) {
+          throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+        }
+        if (more) {
+          load(stream.getRoot());
+          handedOutAt = System.nanoTime();
+          return true;
+        }
+        closeStream();
+        openNextEndpoint();
       }
-      if (more) {
-        load(stream.getRoot());
-        return true;
-      }
-      closeStream();
-      openNextEndpoint();
+      return false;
+    } finally {
+      // The batch's binding to Spark's vectors is counted as waiting too: it is a few pointers.
+      serverWaitNanos += (handedOutAt > start ? handedOutAt : System.nanoTime()) - start;
     }
-    return false;
+  }
+
+  /** Adds the time since the last batch went to Spark to Spark's time. */
+  private void countSparkTime() {
+    if (handedOutAt != 0) {
+      sparkNanos += System.nanoTime() - handedOutAt;
+      handedOutAt = 0;
+    }
   }
 
   private void load(VectorSchemaRoot root) {
@@ -222,7 +289,13 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return new CustomTaskMetric[] {RowsReceivedMetric.of(rows), BytesReceivedMetric.of(bytes)};
+    return new CustomTaskMetric[] {
+      RowsReceivedMetric.of(rows),
+      BytesReceivedMetric.of(bytes),
+      BatchesReceivedMetric.of(batches),
+      ServerWaitTimeMetric.of(serverWaitNanos),
+      SparkTimeMetric.of(sparkNanos)
+    };
   }
 
   /**
@@ -292,6 +365,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
    */
   @Override
   public void close() {
+    countSparkTime();
     LOG.debug(
         "Partition {} read {} rows ({} bytes) in {} batches from {} stream(s)",
         partition.index(),

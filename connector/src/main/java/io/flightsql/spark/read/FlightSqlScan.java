@@ -6,8 +6,11 @@ import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
+import io.flightsql.spark.metrics.ServerWaitTimeMetric;
+import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowToSpark;
 import java.util.ArrayList;
@@ -100,7 +103,10 @@ final class FlightSqlScan implements Scan, Batch {
                 session.sessionHasDefaults(),
                 () -> Dialects.resolve(config.dialect(), session.capabilities()));
       }
-      FlightInfo info = session.execute(sql);
+      FlightInfo info =
+          session.plan(
+              sql, config.queryTimeout().orElse(null), SparkPlanningCancellation.current());
+      long plannedAt = System.currentTimeMillis();
       if (query.composed()) {
         checkSchema(info.getSchemaOptional(), sql);
       }
@@ -113,7 +119,7 @@ final class FlightSqlScan implements Scan, Batch {
         List<FlightUri> targets = session.targets(endpoint);
         planned.add(
             FlightSqlInputPartition.endpoint(
-                i, endpoints.size(), endpoint.getTicket().getBytes(), targets, sql, state));
+                i, endpoints.size(), endpoint, targets, sql, state, plannedAt));
       }
     }
     LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), sql);
@@ -196,7 +202,13 @@ final class FlightSqlScan implements Scan, Batch {
 
   @Override
   public CustomMetric[] supportedCustomMetrics() {
-    return new CustomMetric[] {new RowsReceivedMetric(), new BytesReceivedMetric()};
+    return new CustomMetric[] {
+      new RowsReceivedMetric(),
+      new BytesReceivedMetric(),
+      new BatchesReceivedMetric(),
+      new ServerWaitTimeMetric(),
+      new SparkTimeMetric()
+    };
   }
 
   @Override

@@ -4,8 +4,11 @@ import io.flightsql.spark.client.DoPutUpload;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.TableRef;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
+import io.flightsql.spark.metrics.BytesSentMetric;
 import io.flightsql.spark.metrics.RowsWrittenMetric;
+import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.vector.ArrowBatchBuilder;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -21,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * writes inside one, committed in {@link #commit()} and rolled back in {@link #abort()}, so a
  * failed attempt leaves nothing behind. With {@code atomic=true} it writes to its own staging
  * table. Runs on an executor; owns its session, allocator and batch builder, released in {@link
- * #close()}.
+ * #close()}. Reports the rows written, the Arrow bytes sent and the time spent waiting for the
+ * server as Spark custom metrics.
  */
 final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlDataWriter.class);
@@ -37,6 +41,11 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private long rowsSent;
   private long rowsWritten;
   private int batchesSent;
+  private long bytesSent;
+
+  /** Nanoseconds spent in calls to the server: transaction, sending batches, ending the upload. */
+  private long serverWaitNanos;
+
   private boolean finished;
 
   FlightSqlDataWriter(WritePlan plan, StructType schema, int partitionId, long taskId) {
@@ -46,6 +55,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     this.destination = plan.atomic() ? plan.stagingTable(partitionId, taskId) : plan.target();
     this.session =
         FlightSqlSession.open(plan.config().connection(), "write-" + partitionId + "-" + taskId);
+    long start = System.nanoTime();
     try {
       this.batch = ArrowBatchBuilder.create(schema, session.allocator());
       if (plan.taskTransactions()) {
@@ -55,6 +65,8 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     } catch (RuntimeException e) {
       releaseAfterFailure(e);
       throw e;
+    } finally {
+      serverWaitNanos += System.nanoTime() - start;
     }
   }
 
@@ -84,7 +96,17 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private void sendBatch() {
     int rows = batch.rowCount();
     batch.finishBatch();
-    upload.sendBatch();
+    long batchBytes = 0;
+    for (FieldVector vector : batch.root().getFieldVectors()) {
+      batchBytes += vector.getBufferSize();
+    }
+    long start = System.nanoTime();
+    try {
+      upload.sendBatch();
+    } finally {
+      serverWaitNanos += System.nanoTime() - start;
+    }
+    bytesSent += batchBytes;
     rowsSent += rows;
     batchesSent++;
     batch.reset();
@@ -96,11 +118,17 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     if (batch.rowCount() > 0) {
       sendBatch();
     }
-    long reported = upload.finish();
-    finished = true;
-    if (transaction != null) {
-      session.commit(transaction);
-      transaction = null;
+    long start = System.nanoTime();
+    long reported;
+    try {
+      reported = upload.finish();
+      finished = true;
+      if (transaction != null) {
+        session.commit(transaction);
+        transaction = null;
+      }
+    } finally {
+      serverWaitNanos += System.nanoTime() - start;
     }
     if (reported >= 0 && reported != rowsSent) {
       LOG.warn(
@@ -152,7 +180,11 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
     // Spark reads this before commit() sends the last batch, so count the rows taken in.
-    return new CustomTaskMetric[] {RowsWrittenMetric.of(rowsWritten)};
+    return new CustomTaskMetric[] {
+      RowsWrittenMetric.of(rowsWritten),
+      BytesSentMetric.of(bytesSent),
+      ServerWaitTimeMetric.of(serverWaitNanos)
+    };
   }
 
   private void releaseAfterFailure(RuntimeException e) {

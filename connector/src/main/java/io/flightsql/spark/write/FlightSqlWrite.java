@@ -1,12 +1,14 @@
 package io.flightsql.spark.write;
 
+import io.flightsql.spark.metrics.BytesSentMetric;
 import io.flightsql.spark.metrics.RowsWrittenMetric;
+import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.types.StructType;
 
-/** One planned write as Spark runs it: a batch write, and the metric it reports. Driver only. */
+/** One planned write as Spark runs it: a batch write, and the metrics it reports. Driver only. */
 final class FlightSqlWrite implements Write {
   private final WritePlan plan;
   private final StructType schema;
@@ -28,6 +30,8 @@ final class FlightSqlWrite implements Write {
 
   @Override
   public CustomMetric[] supportedCustomMetrics() {
-    return new CustomMetric[] {new RowsWrittenMetric()};
+    return new CustomMetric[] {
+      new RowsWrittenMetric(), new BytesSentMetric(), new ServerWaitTimeMetric()
+    };
   }
 }

@@ -1,0 +1,292 @@
+package io.flightsql.spark.client;
+
+import com.google.protobuf.Any;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.CancelFlightInfoResult;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.PollInfo;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans one query: PollFlightInfo where the server has it, polling until the FlightInfo is complete
+ * and logging the server's progress at INFO about every {@link #PROGRESS_LOG_INTERVAL}; otherwise
+ * GetFlightInfo (a server that answers PollFlightInfo with UNIMPLEMENTED is remembered for the JVM,
+ * {@link UnimplementedCalls}). Option {@code queryTimeout} bounds the whole planning; past it, and
+ * when the planning is cancelled ({@link PlanningCancellation}, or an interrupt of the thread), the
+ * query is cancelled on the server (CancelFlightInfo, or the cancellation of the GetFlightInfo call
+ * for a server that does not poll) and planning fails with a {@link FlightSqlConnectorException}
+ * saying why. Not thread-safe: one per planning.
+ */
+final class QueryPlanner {
+  private static final Logger LOG = LoggerFactory.getLogger(QueryPlanner.class);
+
+  static final String POLL = "PollFlightInfo";
+  static final Duration PROGRESS_LOG_INTERVAL = Duration.ofSeconds(10);
+  private static final long FIRST_POLL_PAUSE_MILLIS = 100;
+  private static final long MAX_POLL_PAUSE_MILLIS = 1_000;
+
+  /** How often a pause between polls looks at the cancellation. */
+  private static final long CANCELLATION_CHECK_MILLIS = 100;
+
+  /** The deadline of a CancelFlightInfo (callTimeout's, if shorter): planning is ending anyway. */
+  private static final long CANCEL_DEADLINE_MILLIS = 10_000;
+
+  private final FlightSqlClientWithOptions client;
+  private final FlightUri server;
+  private final String query;
+  private final long timeoutMillis;
+  private final PlanningCancellation cancellation;
+  private final long startNanos = System.nanoTime();
+
+  /**
+   * @param queryTimeout the bound of the whole planning; null or zero for none
+   */
+  QueryPlanner(
+      FlightSqlClientWithOptions client,
+      FlightUri server,
+      String query,
+      Duration queryTimeout,
+      PlanningCancellation cancellation) {
+    this.client = client;
+    this.server = server;
+    this.query = query;
+    this.timeoutMillis = queryTimeout == null ? 0 : queryTimeout.toMillis();
+    this.cancellation = cancellation;
+  }
+
+  FlightInfo plan() {
+    if (!UnimplementedCalls.known(server, POLL)) {
+      PollInfo first;
+      try {
+        first = client.poll(descriptor(), remainingMillis());
+      } catch (FlightRuntimeException e) {
+        if (e.status().code() == FlightStatusCode.UNIMPLEMENTED) {
+          UnimplementedCalls.remember(server, POLL);
+          LOG.info(
+              "{} does not implement PollFlightInfo; its queries are planned with GetFlightInfo",
+              server);
+          return getFlightInfo();
+        }
+        throw callFailed(POLL, e, null);
+      }
+      return poll(first);
+    }
+    return getFlightInfo();
+  }
+
+  private FlightInfo poll(PollInfo first) {
+    PollInfo poll = first;
+    long pause = FIRST_POLL_PAUSE_MILLIS;
+    long nextLogNanos = startNanos + PROGRESS_LOG_INTERVAL.toNanos();
+    while (true) {
+      Optional<FlightDescriptor> again = poll.getFlightDescriptor();
+      if (!again.isPresent()) {
+        if (poll.getFlightInfo() == null) {
+          throw new FlightSqlConnectorException(
+              "[flightsql] PollFlightInfo failed for "
+                  + server
+                  + ": the server said the query is complete but sent no FlightInfo",
+              "INTERNAL",
+              "complete PollInfo without a FlightInfo",
+              null);
+        }
+        if (System.nanoTime() - startNanos >= PROGRESS_LOG_INTERVAL.toNanos()) {
+          LOG.info("Query on {} planned in {} s", server, elapsedSeconds());
+        }
+        return poll.getFlightInfo();
+      }
+      FlightInfo sofar = inFlight(poll, again.get());
+      if (System.nanoTime() >= nextLogNanos) {
+        LOG.info(
+            "Query on {} still being planned after {} s{}",
+            server,
+            elapsedSeconds(),
+            poll.getProgress()
+                .map(p -> String.format(" (server progress %.0f%%)", p * 100))
+                .orElse(""));
+        nextLogNanos += PROGRESS_LOG_INTERVAL.toNanos();
+      }
+      pauseOrStop(pause, sofar);
+      pause = Math.min(pause * 2, MAX_POLL_PAUSE_MILLIS);
+      try {
+        poll = client.poll(again.get(), remainingMillis());
+      } catch (FlightRuntimeException e) {
+        throw callFailed(POLL, e, sofar);
+      }
+    }
+  }
+
+  /**
+   * Waits {@code millis} before the next poll, stopping with the query's cancellation on the server
+   * when planning is cancelled or passes option {@code queryTimeout}.
+   */
+  private void pauseOrStop(long millis, FlightInfo sofar) {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (true) {
+      stopIfCancelledOrLate(sofar);
+      long left = until - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(
+            Math.min(left, TimeUnit.MILLISECONDS.toNanos(CANCELLATION_CHECK_MILLIS)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void stopIfCancelledOrLate(FlightInfo sofar) {
+    Optional<String> reason =
+        Thread.currentThread().isInterrupted()
+            ? Optional.of("the planning thread was interrupted")
+            : cancellation.reason();
+    if (reason.isPresent()) {
+      throw cancelled(reason.get(), cancelOnServer(sofar));
+    }
+    if (late()) {
+      throw timedOut(cancelOnServer(sofar));
+    }
+  }
+
+  private FlightInfo getFlightInfo() {
+    FlightInfo info;
+    try {
+      info = client.execute(query, remainingMillis());
+    } catch (FlightRuntimeException e) {
+      throw callFailed("GetFlightInfo", e, null);
+    }
+    Optional<String> reason = cancellation.reason();
+    if (reason.isPresent()) {
+      // Planned, but nobody wants the result: let the server drop it.
+      throw cancelled(reason.get(), cancelOnServer(info));
+    }
+    return info;
+  }
+
+  /**
+   * A failed call during planning: past option {@code queryTimeout}, or cut by an interrupt, it is
+   * said so (and the query cancelled on the server when there is a FlightInfo to cancel).
+   */
+  private FlightSqlConnectorException callFailed(
+      String rpc, FlightRuntimeException e, FlightInfo sofar) {
+    FlightStatusCode code = e.status().code();
+    if (Thread.currentThread().isInterrupted() && code == FlightStatusCode.CANCELLED) {
+      FlightSqlConnectorException failure =
+          cancelled(
+              "the planning thread was interrupted",
+              sofar == null ? rpc + " was cancelled" : cancelOnServer(sofar));
+      failure.addSuppressed(e);
+      return failure;
+    }
+    if (code == FlightStatusCode.TIMED_OUT && late()) {
+      FlightSqlConnectorException failure =
+          timedOut(
+              sofar == null
+                  ? rpc + " passed its deadline and was cancelled"
+                  : cancelOnServer(sofar));
+      failure.addSuppressed(e);
+      return failure;
+    }
+    return SessionClients.failed(rpc, server, e);
+  }
+
+  /**
+   * Asks the server to cancel the query, within a short deadline, and says how that went. An
+   * interrupt of the thread is set aside for the call (gRPC would refuse to start it) and restored.
+   */
+  private String cancelOnServer(FlightInfo info) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      CancelFlightInfoResult result = client.cancel(info, CANCEL_DEADLINE_MILLIS);
+      LOG.info("CancelFlightInfo of a query on {}: {}", server, result.getStatus());
+      return "CancelFlightInfo answered " + result.getStatus();
+    } catch (RuntimeException e) {
+      LOG.warn("CancelFlightInfo of a query on {} failed: {}", server, e.getMessage());
+      return FlightErrors.isUnimplemented(e)
+          ? "the server does not implement CancelFlightInfo"
+          : "CancelFlightInfo failed: " + e.getMessage();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private FlightSqlConnectorException timedOut(String cancellationOutcome) {
+    String detail =
+        "the query was not planned within option 'queryTimeout' (" + timeoutMillis + " ms)";
+    return new FlightSqlConnectorException(
+        "[flightsql] Planning failed for "
+            + server
+            + ": TIMED_OUT: "
+            + detail
+            + "; "
+            + cancellationOutcome
+            + ". Raise 'queryTimeout', or leave it unset for no limit. Query: "
+            + abbreviated(),
+        "TIMED_OUT",
+        detail,
+        null);
+  }
+
+  private FlightSqlConnectorException cancelled(String reason, String cancellationOutcome) {
+    String detail = "planning was cancelled after " + elapsedSeconds() + " s: " + reason;
+    return new FlightSqlConnectorException(
+        "[flightsql] Planning failed for "
+            + server
+            + ": CANCELLED: "
+            + detail
+            + "; "
+            + cancellationOutcome
+            + ". Query: "
+            + abbreviated(),
+        "CANCELLED",
+        detail,
+        null);
+  }
+
+  /** What to cancel while polling: the FlightInfo so far, else one naming the poll descriptor. */
+  private static FlightInfo inFlight(PollInfo poll, FlightDescriptor again) {
+    return poll.getFlightInfo() != null
+        ? poll.getFlightInfo()
+        : new FlightInfo(new Schema(List.of()), again, List.of(), -1, -1);
+  }
+
+  private FlightDescriptor descriptor() {
+    return FlightDescriptor.command(
+        Any.pack(CommandStatementQuery.newBuilder().setQuery(query).build()).toByteArray());
+  }
+
+  /** What is left of option queryTimeout, at least 1 ms; 0 without it. */
+  private long remainingMillis() {
+    return timeoutMillis <= 0 ? 0 : Math.max(1, timeoutMillis - elapsedMillis());
+  }
+
+  /** Whether planning has passed option queryTimeout. */
+  private boolean late() {
+    return timeoutMillis > 0 && elapsedMillis() >= timeoutMillis;
+  }
+
+  private long elapsedMillis() {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+  }
+
+  private String elapsedSeconds() {
+    return String.format("%.1f", (System.nanoTime() - startNanos) / 1e9);
+  }
+
+  private String abbreviated() {
+    return query.length() <= 300 ? query : query.substring(0, 300) + "...";
+  }
+}

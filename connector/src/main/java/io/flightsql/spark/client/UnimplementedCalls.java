@@ -1,0 +1,28 @@
+package io.flightsql.spark.client;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The optional calls each server answered UNIMPLEMENTED, remembered for the life of the JVM, so
+ * that asking a server for a call it does not have costs one call per JVM, not one per query or
+ * partition: PollFlightInfo (planning then uses GetFlightInfo) and RenewFlightEndpoint.
+ * Thread-safe.
+ */
+final class UnimplementedCalls {
+  private static final Map<FlightUri, Set<String>> KNOWN = new ConcurrentHashMap<>();
+
+  private UnimplementedCalls() {}
+
+  /** Whether {@code server} answered {@code rpc} with UNIMPLEMENTED before, in this JVM. */
+  static boolean known(FlightUri server, String rpc) {
+    Set<String> calls = KNOWN.get(server);
+    return calls != null && calls.contains(rpc);
+  }
+
+  /** Remembers that {@code server} does not implement {@code rpc}. */
+  static void remember(FlightUri server, String rpc) {
+    KNOWN.computeIfAbsent(server, s -> ConcurrentHashMap.newKeySet()).add(rpc);
+  }
+}

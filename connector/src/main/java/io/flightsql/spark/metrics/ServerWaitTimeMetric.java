@@ -1,0 +1,24 @@
+package io.flightsql.spark.metrics;
+
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+
+/**
+ * The time tasks spent waiting for the server, summed over tasks. Reads: planning a client-side
+ * partition's query, opening each stream (DoGet until its schema) and waiting for each record
+ * batch. Writes: beginning and committing the task's transaction, sending each batch (waiting until
+ * gRPC's flow control takes it, which it does as fast as the server reads) and the server's answer
+ * to the end of the upload. Beside {@link SparkTimeMetric} on reads, it tells whether the server or
+ * Spark is the slow side.
+ */
+public final class ServerWaitTimeMetric extends TimeMetric {
+  private static final String NAME = "flightsqlServerWaitTime";
+
+  public ServerWaitTimeMetric() {
+    super(NAME, "time waiting for the Flight SQL server");
+  }
+
+  /** One task's value, in nanoseconds. */
+  public static CustomTaskMetric of(long nanos) {
+    return taskNanos(NAME, nanos);
+  }
+}
