@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.RowValues;
 import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SqlUiMetrics;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +15,6 @@ import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
-import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
-import org.apache.spark.sql.execution.ui.SparkPlanGraphNode;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +22,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Client-side partitioning ({@code partitionColumn}, {@code predicates}) against the embedded
@@ -372,36 +369,9 @@ class FlightSqlParallelReadTest {
 
   /** The named metrics of the latest SQL execution that has them, from the SQL tab's store. */
   private static Map<String, Long> latestMetrics(String... names) throws Exception {
-    // The store is fed by the listener bus: let it take in the end of the job just run.
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    SQLAppStatusStore store = spark.sharedState().statusStore();
     Map<String, Long> out = new java.util.HashMap<>();
-    long latest = -1;
-    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
-      if (execution.executionId() < latest) {
-        continue;
-      }
-      Map<String, Long> found = new java.util.HashMap<>();
-      for (SparkPlanGraphNode node :
-          CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
-        for (var metric : CollectionConverters.asJava(node.metrics())) {
-          for (String name : names) {
-            if (metric.name().equals(name)) {
-              String value =
-                  store
-                      .executionMetrics(execution.executionId())
-                      .get(metric.accumulatorId())
-                      .getOrElse(() -> "-1");
-              found.put(name, Long.parseLong(value.replaceAll("[^0-9-]", "")));
-            }
-          }
-        }
-      }
-      if (found.size() == names.length) {
-        latest = execution.executionId();
-        out = found;
-      }
-    }
+    SqlUiMetrics.latest(spark, names)
+        .forEach((name, shown) -> out.put(name, SqlUiMetrics.number(shown)));
     return out;
   }
 }

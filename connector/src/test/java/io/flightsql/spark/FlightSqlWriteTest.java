@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SqlUiMetrics;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -15,9 +16,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
-import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
-import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
-import org.apache.spark.sql.execution.ui.SparkPlanGraphNode;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +23,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Writes through the connector into the embedded DuckDB server, read back value for value, with
@@ -258,28 +255,9 @@ class FlightSqlWriteTest {
   @Test
   void rowsWrittenAreReportedAsASparkMetric() throws Exception {
     writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
-    // The store is fed by the listener bus, which may not have taken in every task's end yet.
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    SQLAppStatusStore store = spark.sharedState().statusStore();
-    long rows = -1;
-    long latest = -1;
-    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
-      for (SparkPlanGraphNode node :
-          CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
-        for (var metric : CollectionConverters.asJava(node.metrics())) {
-          if (metric.name().equals("rows written to the Flight SQL server")
-              && execution.executionId() > latest) {
-            latest = execution.executionId();
-            String value =
-                store
-                    .executionMetrics(execution.executionId())
-                    .get(metric.accumulatorId())
-                    .getOrElse(() -> "-1");
-            rows = Long.parseLong(value.replaceAll("[^0-9]", ""));
-          }
-        }
-      }
-    }
-    assertThat(rows).isEqualTo(12_345);
+    String rows =
+        SqlUiMetrics.latest(spark, "rows written to the Flight SQL server")
+            .get("rows written to the Flight SQL server");
+    assertThat(SqlUiMetrics.number(rows)).isEqualTo(12_345);
   }
 }

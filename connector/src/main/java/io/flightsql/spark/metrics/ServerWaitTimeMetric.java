@@ -5,9 +5,10 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 /**
  * The time tasks spent waiting for the server, summed over tasks. Reads: planning a client-side
  * partition's query, opening each stream (DoGet until its schema) and waiting for each record
- * batch. Writes: beginning and committing the task's transaction, sending each batch (waiting until
- * gRPC's flow control takes it, which it does as fast as the server reads) and the server's answer
- * to the end of the upload. Beside {@link SparkTimeMetric} on reads, it tells whether the server or
+ * batch. Writes: beginning the task's transaction, starting the upload and sending each batch
+ * (waiting until gRPC's flow control takes it, which it does as fast as the server reads); Spark
+ * reads a writer's metrics before its commit, so the last batch, the end of the upload and the
+ * commit are not in it. Beside {@link SparkTimeMetric} on reads, it tells whether the server or
  * Spark is the slow side.
  */
 public final class ServerWaitTimeMetric extends TimeMetric {

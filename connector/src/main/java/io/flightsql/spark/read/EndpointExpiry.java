@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.EndpointExpiration;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import java.time.Instant;
@@ -72,7 +73,7 @@ final class EndpointExpiry {
             partition.index(),
             expired ? "expired" : "expiring",
             Instant.ofEpochMilli(expiresAt),
-            renewed.get().getExpirationTime().map(Instant::toString).orElse("no time"));
+            EndpointExpiration.of(renewed.get()).map(Instant::toString).orElse("no time"));
         return new Decision(Action.RENEWED, renewed.get());
       }
     } catch (FlightSqlConnectorException e) {

@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.EndpointExpiration;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import java.io.IOException;
@@ -52,7 +53,9 @@ final class FlightSqlInputPartition implements InputPartition {
     this.session = session;
     this.plannedAtMillis = plannedAtMillis;
     this.expiresAtMillis =
-        endpoint == null ? 0 : endpoint.getExpirationTime().map(Instant::toEpochMilli).orElse(0L);
+        endpoint == null
+            ? 0
+            : EndpointExpiration.of(endpoint).map(Instant::toEpochMilli).orElse(0L);
     this.expiringEndpoint = expiresAtMillis == 0 ? null : bytes(endpoint.serialize());
   }
 

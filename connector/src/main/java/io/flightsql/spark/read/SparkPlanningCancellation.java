@@ -41,6 +41,9 @@ final class SparkPlanningCancellation implements PlanningCancellation {
     }
     scala.Option<SparkSession> active = SparkSession.getActiveSession();
     if (active.isEmpty()) {
+      active = SparkSession.getDefaultSession();
+    }
+    if (active.isEmpty()) {
       return PlanningCancellation.NONE;
     }
     SparkContext context = active.get().sparkContext();

@@ -43,7 +43,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private int batchesSent;
   private long bytesSent;
 
-  /** Nanoseconds spent in calls to the server: transaction, sending batches, ending the upload. */
+  /** Nanoseconds spent in calls to the server: beginning the transaction and upload, sending. */
   private long serverWaitNanos;
 
   private boolean finished;
@@ -118,17 +118,11 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     if (batch.rowCount() > 0) {
       sendBatch();
     }
-    long start = System.nanoTime();
-    long reported;
-    try {
-      reported = upload.finish();
-      finished = true;
-      if (transaction != null) {
-        session.commit(transaction);
-        transaction = null;
-      }
-    } finally {
-      serverWaitNanos += System.nanoTime() - start;
+    long reported = upload.finish();
+    finished = true;
+    if (transaction != null) {
+      session.commit(transaction);
+      transaction = null;
     }
     if (reported >= 0 && reported != rowsSent) {
       LOG.warn(
@@ -179,10 +173,14 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
 
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    // Spark reads this before commit() sends the last batch, so count the rows taken in.
+    // Spark reads this before commit() sends the last batch, ends the upload and commits, so the
+    // time of those is not in it.
+    // The rows of the batch commit() will send are counted, and its bytes estimated (values,
+    // offsets and string data, without validity bitmaps).
+    long pendingBytes = batch != null && batch.rowCount() > 0 ? batch.estimatedBytes() : 0;
     return new CustomTaskMetric[] {
       RowsWrittenMetric.of(rowsWritten),
-      BytesSentMetric.of(bytesSent),
+      BytesSentMetric.of(bytesSent + pendingBytes),
       ServerWaitTimeMetric.of(serverWaitNanos)
     };
   }

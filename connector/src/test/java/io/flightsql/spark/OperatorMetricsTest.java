@@ -1,0 +1,117 @@
+package io.flightsql.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SqlUiMetrics;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metrics an operator reads in the Spark UI's SQL tab to tell whether the server or Spark is
+ * the slow side: record batches received, time waiting for the server and time Spark spent
+ * consuming on reads; Arrow bytes sent and time waiting for the server on writes.
+ */
+class OperatorMetricsTest {
+  private static final int ROWS = 1000;
+  private static final String BATCHES = "record batches received from the Flight SQL server";
+  private static final String WAIT = "time waiting for the Flight SQL server";
+  private static final String SPARK = "time Spark spent consuming the received batches";
+  private static final String ROWS_IN = "rows received from the Flight SQL server";
+  private static final String BYTES_OUT = "Arrow bytes sent to the Flight SQL server";
+  private static final String ROWS_OUT = "rows written to the Flight SQL server";
+
+  private static SparkSession spark;
+  private static DuckDbFlightSqlServer server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = DuckDbFlightSqlServer.builder().endpoints(2).lineitemRows(0).batchRows(100).start();
+    server.execute("CREATE TABLE numbers AS SELECT range AS id FROM range(" + ROWS + ")");
+    spark = SparkTestSupport.newSession("OperatorMetricsTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @AfterEach
+  void noLeaks() throws InterruptedException {
+    SparkTestSupport.assertNoArrowMemoryLeft();
+  }
+
+  /** Spark's side made slow on purpose: 2 ms per row, in the scan's own stage. */
+  private static final class SlowIdentity implements UDF1<Long, Long> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Long call(Long id) throws InterruptedException {
+      Thread.sleep(2);
+      return id;
+    }
+  }
+
+  @Test
+  void readsShowBatchesAndWhereTheTimeWent() throws Exception {
+    spark.udf().register("slow_identity", new SlowIdentity(), DataTypes.LongType);
+    long start = System.nanoTime();
+    long sum =
+        spark
+            .read()
+            .format("flightsql")
+            .option("uri", server.uri())
+            .option("query", "SELECT id FROM numbers")
+            .load()
+            .selectExpr("sum(slow_identity(id))")
+            .first()
+            .getLong(0);
+    long wallMillis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(sum).isEqualTo((long) ROWS * (ROWS - 1) / 2);
+
+    Map<String, String> shown = SqlUiMetrics.latest(spark, ROWS_IN, BATCHES, WAIT, SPARK);
+    assertThat(SqlUiMetrics.number(shown.get(ROWS_IN))).isEqualTo(ROWS);
+    // Two endpoints of 500 rows, in batches of at most 100 rows.
+    assertThat(SqlUiMetrics.number(shown.get(BATCHES))).isEqualTo(10);
+    assertThat(shown.get(WAIT)).endsWith(" ms");
+    assertThat(shown.get(SPARK)).endsWith(" ms");
+    // Spark slept at least 2 ms per row; two tasks ran side by side within the action's time.
+    assertThat(SqlUiMetrics.number(shown.get(SPARK))).isBetween(2L * ROWS, 2 * wallMillis);
+    assertThat(SqlUiMetrics.number(shown.get(WAIT))).isBetween(0L, 2 * wallMillis);
+  }
+
+  @Test
+  void writesShowBytesSentAndTimeWaitingForTheServer() throws Exception {
+    long start = System.nanoTime();
+    spark
+        .range(0, 12_345, 1, 3)
+        .toDF()
+        .write()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("dbtable", "metered")
+        .option("batchSize", "1000")
+        .save();
+    long wallMillis = (System.nanoTime() - start) / 1_000_000;
+
+    Map<String, String> shown = SqlUiMetrics.latest(spark, ROWS_OUT, BYTES_OUT, WAIT);
+    assertThat(SqlUiMetrics.number(shown.get(ROWS_OUT))).isEqualTo(12_345);
+    // 8 bytes per BIGINT, and a validity bitmap (padded to 8 bytes) per batch of at most 1000.
+    assertThat(SqlUiMetrics.number(shown.get(BYTES_OUT)))
+        .isBetween(8L * 12_345, 8L * 12_345 + 12_345 / 8 + 16 * 8 * 3);
+    assertThat(shown.get(WAIT)).endsWith(" ms");
+    assertThat(SqlUiMetrics.number(shown.get(WAIT))).isBetween(0L, 3 * wallMillis);
+  }
+}
