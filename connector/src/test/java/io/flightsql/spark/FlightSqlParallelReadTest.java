@@ -277,7 +277,7 @@ class FlightSqlParallelReadTest {
                     .option("predicates", "[\"c_int < 3\", \"no_such_column = 1\"]")
                     .load()
                     .collectAsList())
-        .hasStackTraceContaining("[flightsql] GetFlightInfo failed for grpc://")
+        .hasStackTraceContaining("[flightsql] PollFlightInfo failed for grpc://")
         .hasStackTraceContaining("no_such_column");
   }
 

@@ -275,7 +275,7 @@ class FlightSqlReadTest {
     Dataset<Row> df = read(uri, "SELECT * FROM types_demo");
     doomed.close();
     assertThatThrownBy(df::collectAsList)
-        .hasMessageContaining("[flightsql] GetFlightInfo failed for " + uri + ": UNAVAILABLE");
+        .hasMessageContaining("[flightsql] PollFlightInfo failed for " + uri + ": UNAVAILABLE");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.flightsql.spark.client;
 import com.google.protobuf.Any;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.CancelFlightInfoResult;
@@ -20,11 +21,13 @@ import org.slf4j.LoggerFactory;
  * Plans one query: PollFlightInfo where the server has it, polling until the FlightInfo is complete
  * and logging the server's progress at INFO about every {@link #PROGRESS_LOG_INTERVAL}; otherwise
  * GetFlightInfo (a server that answers PollFlightInfo with UNIMPLEMENTED is remembered for the JVM,
- * {@link UnimplementedCalls}). Option {@code queryTimeout} bounds the whole planning; past it, and
- * when the planning is cancelled ({@link PlanningCancellation}, or an interrupt of the thread), the
- * query is cancelled on the server (CancelFlightInfo, or the cancellation of the GetFlightInfo call
- * for a server that does not poll) and planning fails with a {@link FlightSqlConnectorException}
- * saying why. Not thread-safe: one per planning.
+ * {@link UnimplementedCalls}; a first poll that fails otherwise, but not for want of a connection,
+ * credentials or time, is tried once more as GetFlightInfo, for servers that say UNIMPLEMENTED
+ * differently). Option {@code queryTimeout} bounds the whole planning; past it, and when the
+ * planning is cancelled ({@link PlanningCancellation}, or an interrupt of the thread), the query is
+ * cancelled on the server (CancelFlightInfo, or the cancellation of the GetFlightInfo call for a
+ * server that does not poll) and planning fails with a {@link FlightSqlConnectorException} saying
+ * why. Not thread-safe: one per planning.
  */
 final class QueryPlanner {
   private static final Logger LOG = LoggerFactory.getLogger(QueryPlanner.class);
@@ -76,11 +79,40 @@ final class QueryPlanner {
               server);
           return getFlightInfo();
         }
-        throw callFailed(POLL, e, null);
+        if (!mayNotKnowPolling(e.status().code())) {
+          throw callFailed(POLL, e, null);
+        }
+        // Some servers answer a call they lack with another status than UNIMPLEMENTED; the query
+        // gets GetFlightInfo once, which fails the same way if the query itself is at fault.
+        LOG.info("PollFlightInfo failed for {} ({}); trying GetFlightInfo", server, e.getMessage());
+        try {
+          return getFlightInfo();
+        } catch (RuntimeException second) {
+          second.addSuppressed(e);
+          throw second;
+        }
       }
       return poll(first);
     }
     return getFlightInfo();
+  }
+
+  /**
+   * Whether a failed first PollFlightInfo may be a server that lacks the call without saying
+   * UNIMPLEMENTED; not for failures of the connection, the credentials or the deadline.
+   */
+  private static boolean mayNotKnowPolling(FlightStatusCode code) {
+    switch (code) {
+      case UNAVAILABLE:
+      case UNAUTHENTICATED:
+      case UNAUTHORIZED:
+      case TIMED_OUT:
+      case CANCELLED:
+      case RESOURCE_EXHAUSTED:
+        return false;
+      default:
+        return true;
+    }
   }
 
   private FlightInfo poll(PollInfo first) {
@@ -111,7 +143,7 @@ final class QueryPlanner {
             server,
             elapsedSeconds(),
             poll.getProgress()
-                .map(p -> String.format(" (server progress %.0f%%)", p * 100))
+                .map(p -> String.format(Locale.ROOT, " (server progress %.0f%%)", p * 100))
                 .orElse(""));
         nextLogNanos += PROGRESS_LOG_INTERVAL.toNanos();
       }
@@ -283,7 +315,7 @@ final class QueryPlanner {
   }
 
   private String elapsedSeconds() {
-    return String.format("%.1f", (System.nanoTime() - startNanos) / 1e9);
+    return String.format(Locale.ROOT, "%.1f", (System.nanoTime() - startNanos) / 1e9);
   }
 
   private String abbreviated() {

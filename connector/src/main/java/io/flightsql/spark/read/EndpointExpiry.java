@@ -4,6 +4,7 @@ import io.flightsql.spark.client.EndpointExpiration;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.slf4j.Logger;
@@ -138,6 +139,6 @@ final class EndpointExpiry {
   }
 
   private static String seconds(long millis) {
-    return String.format("%.1f s", millis / 1000.0);
+    return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
   }
 }
