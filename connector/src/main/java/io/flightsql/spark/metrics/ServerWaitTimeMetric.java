@@ -20,6 +20,6 @@ public final class ServerWaitTimeMetric extends TimeMetric {
 
   /** One task's value, in nanoseconds. */
   public static CustomTaskMetric of(long nanos) {
-    return taskNanos(NAME, nanos);
+    return taskValue(NAME, nanos);
   }
 }

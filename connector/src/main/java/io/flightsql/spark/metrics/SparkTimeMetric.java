@@ -16,6 +16,6 @@ public final class SparkTimeMetric extends TimeMetric {
 
   /** One task's value, in nanoseconds. */
   public static CustomTaskMetric of(long nanos) {
-    return taskNanos(NAME, nanos);
+    return taskValue(NAME, nanos);
   }
 }

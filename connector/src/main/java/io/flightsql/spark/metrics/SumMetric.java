@@ -28,7 +28,7 @@ public abstract class SumMetric extends CustomSumMetric {
   }
 
   /** One task's value of the metric named {@code name}. */
-  static CustomTaskMetric taskValue(String name, long value) {
+  protected static CustomTaskMetric taskValue(String name, long value) {
     return new CustomTaskMetric() {
       @Override
       public String name() {
