@@ -75,7 +75,7 @@ final class WritePlanner {
           if (exists) {
             throw new IllegalStateException(
                 "[flightsql] Table "
-                    + target
+                    + config.table()
                     + " already exists on "
                     + config.uri()
                     + ", and save mode 'errorifexists' (the default) does not write to an existing"
@@ -180,7 +180,7 @@ final class WritePlanner {
                 () ->
                     session.resultSchema(
                         "SELECT * FROM " + dialect.table(table.ref()) + " WHERE 1 = 0"));
-    return ColumnMatch.of(schema, tableColumns, table.ref().toString(), caseSensitive);
+    return ColumnMatch.of(schema, tableColumns, config.table().toString(), caseSensitive);
   }
 
   private WriteMethod method(ServerCapabilities capabilities) {

@@ -140,10 +140,14 @@ class FlightSqlCatalogTest {
             .read()
             .option("pushDownPredicate", "true")
             .table("noPush.memory.main.orders")
-            .filter("id > 2");
+            .filter("id > 2")
+            .select("id");
     assertThat(rows(pushed)).containsExactlyInAnyOrder("3", "4");
     assertThat(explain(pushed)).contains("id > 2").doesNotContain("PushedFilters: []");
-    assertThat(explain(pushed) + explain(unpushed) + rows("DESCRIBE TABLE EXTENDED noPush.memory.main.orders"))
+    assertThat(
+            explain(pushed)
+                + explain(unpushed)
+                + rows("DESCRIBE TABLE EXTENDED noPush.memory.main.orders"))
         .doesNotContain("catalog-secret-value");
   }
 
