@@ -158,7 +158,7 @@ class FlightSqlCatalogTest {
   }
 
   @Test
-  void createInsertOverwriteRenameAndDrop() {
+  void createInsertOverwriteRenameAndDrop() throws Exception {
     spark.sql("CREATE TABLE " + T + "people (id INT NOT NULL, name STRING)");
     assertThat(rows("SHOW TABLES IN flight.memory.main")).contains("memory.main|people|false");
 
@@ -167,8 +167,14 @@ class FlightSqlCatalogTest {
     assertThat(rows("SELECT * FROM " + T + "people ORDER BY id"))
         .containsExactly("1|ann", "2|bob", "3|cy");
 
+    // DuckDB has transactions: the overwrite is atomic, through staging tables dropped at commit.
     spark.sql("INSERT OVERWRITE " + T + "people VALUES (7, 'zed')");
     assertThat(rows("SELECT * FROM " + T + "people")).containsExactly("7|zed");
+    assertThat(rows("SHOW TABLES IN flight.memory.main")).noneMatch(t -> t.contains("_flightsql_"));
+
+    spark.sql("SELECT 'eve' AS NAME, 8 AS Id").writeTo(T + "people").append();
+    assertThat(rows("SELECT * FROM " + T + "people ORDER BY id")).containsExactly("7|zed", "8|eve");
+    server.execute("DELETE FROM people WHERE id = 8");
 
     assertThatThrownBy(() -> spark.sql("INSERT INTO " + T + "people VALUES (NULL, 'x')").collect())
         .hasMessageContaining("id");
@@ -236,6 +242,26 @@ class FlightSqlCatalogTest {
     // Running it: one GetFlightInfo of the query, then a DoGet per endpoint; no more metadata.
     assertThat(all.subList(0, 3)).containsExactly("GetFlightInfo", "DoGet", "GetFlightInfo");
     assertThat(all.subList(3, all.size())).isNotEmpty().containsOnly("DoGet");
+  }
+
+  /**
+   * An INSERT loads the table once (one GetTables) and asks nothing more before its rows go out
+   * through DoPut, each task in a transaction: the capabilities the catalog learnt are reused by
+   * the write's plan.
+   */
+  @Test
+  void anInsertLoadsTheTableOnceAndThenOnlyWrites() {
+    server.execute("CREATE TABLE counted (id INTEGER)");
+    spark.sql("INSERT INTO " + T + "counted VALUES (0)");
+    recorder.clear();
+    spark.sql("INSERT INTO " + T + "counted VALUES (1), (2)");
+    List<String> calls = methods();
+    assertThat(calls.subList(0, 2)).containsExactly("GetFlightInfo", "DoGet");
+    // Then each task's transaction and DoPut; no GetSqlInfo or GetTables again.
+    assertThat(calls.subList(2, calls.size()))
+        .contains("DoPut")
+        .containsOnly("DoAction:BeginTransaction", "DoPut", "DoAction:EndTransaction");
+    assertThat(rows("SELECT count(*) FROM " + T + "counted")).containsExactly("3");
   }
 
   private static List<String> methods() {
