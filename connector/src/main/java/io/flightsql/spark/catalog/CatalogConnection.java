@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,14 +103,11 @@ final class CatalogConnection {
     return options;
   }
 
-  /** Runs {@code call} in a session of its own, closed when it returns. */
-  <T> T withSession(String purpose, Function<FlightSqlSession, T> call) {
+  /** A session for one statement's metadata; the caller closes it. */
+  FlightSqlSession open(String purpose) {
     FlightSqlReadConfig config =
         readConfig(Collections.emptyMap(), new TableRef(null, null, "catalog"));
-    try (FlightSqlSession session =
-        FlightSqlSession.open(config.connection(), "catalog-" + purpose)) {
-      return call.apply(session);
-    }
+    return FlightSqlSession.open(config.connection(), "catalog-" + purpose);
   }
 
   /** What the server can do (GetSqlInfo), asked once. */

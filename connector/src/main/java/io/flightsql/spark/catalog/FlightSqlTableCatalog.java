@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -76,23 +77,21 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public String[][] listNamespaces() {
-    return connection.withSession(
-        "namespaces",
-        session -> {
-          Set<List<String>> out = new LinkedHashSet<>();
-          List<String> catalogs = connection.serverCatalogs(session, true);
-          for (String catalog : catalogs) {
-            out.add(Collections.singletonList(catalog));
-          }
-          for (ServerSchema schema : schemas(session, null)) {
-            if (schema.catalog() == null && schema.schema() != null) {
-              out.add(Collections.singletonList(schema.schema()));
-            } else if (schema.catalog() != null && !catalogs.contains(schema.catalog())) {
-              out.add(Collections.singletonList(schema.catalog()));
-            }
-          }
-          return toArrays(out);
-        });
+    try (FlightSqlSession session = connection.open("namespaces")) {
+      Set<List<String>> out = new LinkedHashSet<>();
+      List<String> catalogs = connection.serverCatalogs(session, true);
+      for (String catalog : catalogs) {
+        out.add(Collections.singletonList(catalog));
+      }
+      for (ServerSchema schema : schemas(session, null)) {
+        if (schema.catalog() == null && schema.schema() != null) {
+          out.add(Collections.singletonList(schema.schema()));
+        } else if (schema.catalog() != null && !catalogs.contains(schema.catalog())) {
+          out.add(Collections.singletonList(schema.catalog()));
+        }
+      }
+      return toArrays(out);
+    }
   }
 
   @Override
@@ -100,40 +99,31 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
     if (namespace.length == 0) {
       return listNamespaces();
     }
-    String[][] children =
-        connection.withSession(
-            "namespaces",
-            session -> {
-              Optional<ServerSchema> found = resolveNamespace(session, namespace);
-              if (!found.isPresent()) {
-                return null;
-              }
-              Set<List<String>> out = new LinkedHashSet<>();
-              ServerSchema place = found.get();
-              if (namespace.length == 1 && place.schema() == null) {
-                for (ServerSchema schema : schemas(session, place.catalog())) {
-                  if (place.catalog().equals(schema.catalog()) && schema.schema() != null) {
-                    out.add(Arrays.asList(schema.catalog(), schema.schema()));
-                  }
-                }
-              }
-              return toArrays(out);
-            });
-    if (children == null) {
-      throw new NoSuchNamespaceException(namespace);
+    try (FlightSqlSession session = connection.open("namespaces")) {
+      ServerSchema place =
+          resolveNamespace(session, namespace)
+              .orElseThrow(() -> new NoSuchNamespaceException(namespace));
+      Set<List<String>> out = new LinkedHashSet<>();
+      if (namespace.length == 1 && place.schema() == null) {
+        for (ServerSchema schema : schemas(session, place.catalog())) {
+          if (place.catalog().equals(schema.catalog()) && schema.schema() != null) {
+            out.add(Arrays.asList(schema.catalog(), schema.schema()));
+          }
+        }
+      }
+      return toArrays(out);
     }
-    return children;
   }
 
   @Override
   public Map<String, String> loadNamespaceMetadata(String[] namespace)
       throws NoSuchNamespaceException {
-    boolean exists =
-        namespace.length == 0
-            || connection.withSession(
-                "namespace", session -> resolveNamespace(session, namespace).isPresent());
-    if (!exists) {
-      throw new NoSuchNamespaceException(namespace);
+    if (namespace.length > 0) {
+      try (FlightSqlSession session = connection.open("namespace")) {
+        if (!resolveNamespace(session, namespace).isPresent()) {
+          throw new NoSuchNamespaceException(namespace);
+        }
+      }
     }
     return Collections.emptyMap();
   }
@@ -219,67 +209,57 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
-    Identifier[] tables =
-        connection.withSession(
-            "tables",
-            session -> {
-              ServerSchema place;
-              if (namespace.length == 0) {
-                place = null;
-              } else {
-                Optional<ServerSchema> found = resolveNamespace(session, namespace);
-                if (!found.isPresent()) {
-                  return null;
-                }
-                place = found.get();
-              }
-              List<ServerTable> listed;
-              try {
-                listed =
-                    session.tables(
-                        place == null ? null : place.catalog(),
-                        place == null ? null : place.schema(),
-                        null,
-                        false);
-              } catch (FlightSqlConnectorException e) {
-                if ("UNIMPLEMENTED".equals(e.statusCode())) {
-                  throw new UnsupportedOperationException(
-                      "[flightsql] "
-                          + session.server()
-                          + " does not list its tables (GetTables is UNIMPLEMENTED), so catalog '"
-                          + name()
-                          + "' cannot show them. Tables can still be read by name:"
-                          + " SELECT * FROM "
-                          + name()
-                          + ".<namespace>.<table>.",
-                      e);
-                }
-                throw e;
-              }
-              List<Identifier> out = new ArrayList<>();
-              for (ServerTable table : listed) {
-                TableRef ref = table.ref();
-                if (place == null
-                    || (java.util.Objects.equals(ref.catalog(), place.catalog())
-                        && java.util.Objects.equals(ref.schema(), place.schema()))) {
-                  out.add(identifier(ref));
-                }
-              }
-              return out.toArray(new Identifier[0]);
-            });
-    if (tables == null) {
-      throw new NoSuchNamespaceException(namespace);
+    try (FlightSqlSession session = connection.open("tables")) {
+      ServerSchema place = null;
+      if (namespace.length > 0) {
+        place =
+            resolveNamespace(session, namespace)
+                .orElseThrow(() -> new NoSuchNamespaceException(namespace));
+      }
+      List<ServerTable> listed;
+      try {
+        listed =
+            session.tables(
+                place == null ? null : place.catalog(),
+                place == null ? null : place.schema(),
+                null,
+                false);
+      } catch (FlightSqlConnectorException e) {
+        if ("UNIMPLEMENTED".equals(e.statusCode())) {
+          throw new UnsupportedOperationException(
+              "[flightsql] "
+                  + session.server()
+                  + " does not list its tables (GetTables is UNIMPLEMENTED), so catalog '"
+                  + name()
+                  + "' cannot show them. Tables can still be read by name: SELECT * FROM "
+                  + name()
+                  + ".<namespace>.<table>.",
+              e);
+        }
+        throw e;
+      }
+      List<Identifier> out = new ArrayList<>();
+      for (ServerTable table : listed) {
+        TableRef ref = table.ref();
+        if (place == null
+            || (Objects.equals(ref.catalog(), place.catalog())
+                && Objects.equals(ref.schema(), place.schema()))) {
+          out.add(identifier(ref));
+        }
+      }
+      return out.toArray(new Identifier[0]);
     }
-    return tables;
   }
 
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
-    Table table = connection.withSession("load", session -> load(session, ident));
-    if (table == null) {
-      throw new NoSuchTableException(ident);
+    try (FlightSqlSession session = connection.open("load")) {
+      Table table = load(session, ident);
+      if (table == null) {
+        throw new NoSuchTableException(ident);
+      }
+      return table;
     }
-    return table;
   }
 
   /** The table, or null when the server has none of that name. */
@@ -342,34 +322,21 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
               + "' cannot create partitioned tables (PARTITIONED BY): Flight SQL has no way to"
               + " say how. Create the table without PARTITIONED BY.");
     }
-    Object result =
-        connection.withSession(
-            "create",
-            session -> {
-              Optional<ServerSchema> place =
-                  ident.namespace().length == 0
-                      ? Optional.of(new ServerSchema(null, null))
-                      : resolveNamespace(session, ident.namespace());
-              if (!place.isPresent()) {
-                return new NoSuchNamespaceException(ident.namespace());
-              }
-              TableRef table =
-                  new TableRef(place.get().catalog(), place.get().schema(), ident.name());
-              if (session.findTable(table, caseSensitive(), false).isPresent()) {
-                return new TableAlreadyExistsException(ident);
-              }
-              Dialect dialect = connection.dialect(session);
-              session.executeUpdate(dialect.createTable(table, schema), null);
-              LOG.info("Catalog {} created table {} on {}", name(), table, session.server());
-              return new FlightSqlCatalogTable(connection, table, "TABLE", schema, null);
-            });
-    if (result instanceof NoSuchNamespaceException) {
-      throw (NoSuchNamespaceException) result;
+    try (FlightSqlSession session = connection.open("create")) {
+      ServerSchema place =
+          ident.namespace().length == 0
+              ? new ServerSchema(null, null)
+              : resolveNamespace(session, ident.namespace())
+                  .orElseThrow(() -> new NoSuchNamespaceException(ident.namespace()));
+      TableRef table = new TableRef(place.catalog(), place.schema(), ident.name());
+      if (session.findTable(table, caseSensitive(), false).isPresent()) {
+        throw new TableAlreadyExistsException(ident);
+      }
+      Dialect dialect = connection.dialect(session);
+      session.executeUpdate(dialect.createTable(table, schema), null);
+      LOG.info("Catalog {} created table {} on {}", name(), table, session.server());
+      return new FlightSqlCatalogTable(connection, table, "TABLE", schema, null);
     }
-    if (result instanceof TableAlreadyExistsException) {
-      throw (TableAlreadyExistsException) result;
-    }
-    return (Table) result;
   }
 
   @Override
@@ -383,76 +350,61 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public boolean dropTable(Identifier ident) {
-    return connection.withSession(
-        "drop",
-        session -> {
-          Optional<ServerTable> found =
-              session.findTable(tableRef(session, ident), caseSensitive(), false);
-          if (!found.isPresent()) {
-            return false;
-          }
-          session.executeUpdate(connection.dialect(session).dropTable(found.get().ref()), null);
-          LOG.info("Catalog {} dropped table {}", name(), found.get().ref());
-          return true;
-        });
+    try (FlightSqlSession session = connection.open("drop")) {
+      Optional<ServerTable> found =
+          session.findTable(tableRef(session, ident), caseSensitive(), false);
+      if (!found.isPresent()) {
+        return false;
+      }
+      session.executeUpdate(connection.dialect(session).dropTable(found.get().ref()), null);
+      LOG.info("Catalog {} dropped table {}", name(), found.get().ref());
+      return true;
+    }
   }
 
   @Override
   public void renameTable(Identifier oldIdent, Identifier newIdent)
       throws NoSuchTableException, TableAlreadyExistsException {
-    Object failure =
-        connection.withSession(
-            "rename",
-            session -> {
-              boolean caseSensitive = caseSensitive();
-              Optional<ServerTable> found =
-                  session.findTable(tableRef(session, oldIdent), caseSensitive, false);
-              if (!found.isPresent()) {
-                return new NoSuchTableException(oldIdent);
-              }
-              TableRef from = found.get().ref();
-              if (newIdent.namespace().length > 0) {
-                TableRef to = tableRef(session, newIdent);
-                if (!samePlace(from, to, caseSensitive)) {
-                  throw new UnsupportedOperationException(
-                      "[flightsql] Catalog '"
-                          + name()
-                          + "' renames a table only within its namespace: "
-                          + from
-                          + " cannot move to "
-                          + to
-                          + ". Give the new name alone: ALTER TABLE ... RENAME TO "
-                          + newIdent.name());
-                }
-              }
-              TableRef to = from.withName(newIdent.name());
-              if (session.findTable(to, caseSensitive, false).isPresent()) {
-                return new TableAlreadyExistsException(newIdent);
-              }
-              Dialect dialect = connection.dialect(session);
-              String sql =
-                  dialect
-                      .renameTable(from, newIdent.name())
-                      .orElseThrow(
-                          () ->
-                              new UnsupportedOperationException(
-                                  "[flightsql] Dialect '"
-                                      + dialect.name()
-                                      + "' has no statement to rename a table, so catalog '"
-                                      + name()
-                                      + "' cannot rename "
-                                      + from
-                                      + ". Rename it on the server itself, or set the catalog's"
-                                      + " option 'dialect' if the server speaks one that has."));
-              session.executeUpdate(sql, null);
-              LOG.info("Catalog {} renamed {} to {}", name(), from, to);
-              return null;
-            });
-    if (failure instanceof NoSuchTableException) {
-      throw (NoSuchTableException) failure;
-    }
-    if (failure instanceof TableAlreadyExistsException) {
-      throw (TableAlreadyExistsException) failure;
+    try (FlightSqlSession session = connection.open("rename")) {
+      boolean caseSensitive = caseSensitive();
+      TableRef from =
+          session
+              .findTable(tableRef(session, oldIdent), caseSensitive, false)
+              .orElseThrow(() -> new NoSuchTableException(oldIdent))
+              .ref();
+      if (newIdent.namespace().length > 0) {
+        TableRef wanted = tableRef(session, newIdent);
+        if (!samePlace(from, wanted, caseSensitive)) {
+          throw new UnsupportedOperationException(
+              "[flightsql] Catalog '"
+                  + name()
+                  + "' renames a table only within its namespace: "
+                  + from
+                  + " cannot move to "
+                  + wanted
+                  + ". Give the new name alone: ALTER TABLE ... RENAME TO "
+                  + newIdent.name());
+        }
+      }
+      TableRef to = from.withName(newIdent.name());
+      if (session.findTable(to, caseSensitive, false).isPresent()) {
+        throw new TableAlreadyExistsException(newIdent);
+      }
+      Dialect dialect = connection.dialect(session);
+      Optional<String> sql = dialect.renameTable(from, newIdent.name());
+      if (!sql.isPresent()) {
+        throw new UnsupportedOperationException(
+            "[flightsql] Dialect '"
+                + dialect.name()
+                + "' has no statement to rename a table, so catalog '"
+                + name()
+                + "' cannot rename "
+                + from
+                + ". Rename it on the server itself, or set the catalog's option 'dialect' if"
+                + " the server speaks one that has.");
+      }
+      session.executeUpdate(sql.get(), null);
+      LOG.info("Catalog {} renamed {} to {}", name(), from, to);
     }
   }
 
