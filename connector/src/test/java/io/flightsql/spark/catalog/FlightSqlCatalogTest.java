@@ -219,6 +219,27 @@ class FlightSqlCatalogTest {
   }
 
   @Test
+  void whatFlightSqlCannotSayIsRefusedClearly() throws Exception {
+    assertThatThrownBy(
+            () ->
+                spark
+                    .sql("CREATE TABLE " + T + "parted (id INT, day DATE) PARTITIONED BY (day)")
+                    .collect())
+        .hasMessageContaining("cannot create partitioned tables (PARTITIONED BY)");
+    server.execute("CREATE TABLE unrenamed (id INTEGER)");
+    spark.conf().set("spark.sql.catalog.ansi", "io.flightsql.spark.FlightSqlCatalog");
+    spark.conf().set("spark.sql.catalog.ansi.uri", server.uri());
+    spark.conf().set("spark.sql.catalog.ansi.dialect", "ansi");
+    assertThatThrownBy(
+            () -> spark.sql("ALTER TABLE ansi.memory.main.unrenamed RENAME TO other").collect())
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("Dialect 'ansi' has no statement to rename a table");
+    assertThatThrownBy(
+            () -> spark.sql("ALTER TABLE " + T + "unrenamed ADD COLUMN note STRING").collect())
+        .hasMessageContaining("does not alter tables, other than ALTER TABLE ... RENAME TO");
+  }
+
+  @Test
   void namespaceStatementsAreRefusedClearly() {
     assertThatThrownBy(() -> spark.sql("CREATE NAMESPACE flight.memory.other").collect())
         .hasMessageContaining("does not run CREATE NAMESPACE")
