@@ -19,7 +19,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
@@ -56,10 +55,12 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlTableCatalog.class);
 
   private CatalogConnection connection;
+  private ServerNamespaces namespaces;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
     connection = new CatalogConnection(name, options.asCaseSensitiveMap());
+    namespaces = new ServerNamespaces(connection);
   }
 
   @Override
@@ -83,7 +84,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       for (String catalog : catalogs) {
         out.add(Collections.singletonList(catalog));
       }
-      for (ServerSchema schema : schemas(session, null)) {
+      for (ServerSchema schema : ServerNamespaces.schemas(session, null)) {
         if (schema.catalog() == null && schema.schema() != null) {
           out.add(Collections.singletonList(schema.schema()));
         } else if (schema.catalog() != null && !catalogs.contains(schema.catalog())) {
@@ -101,11 +102,12 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
     }
     try (FlightSqlSession session = connection.open("namespaces")) {
       ServerSchema place =
-          resolveNamespace(session, namespace)
+          namespaces
+              .resolve(session, namespace)
               .orElseThrow(() -> new NoSuchNamespaceException(namespace));
       Set<List<String>> out = new LinkedHashSet<>();
       if (namespace.length == 1 && place.schema() == null) {
-        for (ServerSchema schema : schemas(session, place.catalog())) {
+        for (ServerSchema schema : ServerNamespaces.schemas(session, place.catalog())) {
           if (place.catalog().equals(schema.catalog()) && schema.schema() != null) {
             out.add(Arrays.asList(schema.catalog(), schema.schema()));
           }
@@ -120,7 +122,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       throws NoSuchNamespaceException {
     if (namespace.length > 0) {
       try (FlightSqlSession session = connection.open("namespace")) {
-        if (!resolveNamespace(session, namespace).isPresent()) {
+        if (!namespaces.resolve(session, namespace).isPresent()) {
           throw new NoSuchNamespaceException(namespace);
         }
       }
@@ -153,58 +155,6 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
             + " server itself (e.g. CREATE SCHEMA through the server's own client).");
   }
 
-  /**
-   * The server's catalog and schema that a namespace names, in the server's spelling: {@code
-   * [catalog]} or {@code [schema]} (a catalog when the server has one of that name), or {@code
-   * [catalog, schema]}; empty when the server has no such place.
-   */
-  private Optional<ServerSchema> resolveNamespace(FlightSqlSession session, String[] namespace) {
-    if (namespace.length == 0 || namespace.length > 2) {
-      return Optional.empty();
-    }
-    boolean caseSensitive = caseSensitive();
-    Optional<String> catalog =
-        matching(connection.serverCatalogs(session, false), namespace[0], caseSensitive);
-    if (namespace.length == 1 && catalog.isPresent()) {
-      return Optional.of(new ServerSchema(catalog.get(), null));
-    }
-    for (ServerSchema schema :
-        schemas(session, namespace.length == 2 ? catalog.orElse(null) : null)) {
-      if (namespace.length == 1
-          && schema.schema() != null
-          && (schema.catalog() == null || catalog.isPresent())
-          && same(schema.schema(), namespace[0], caseSensitive)) {
-        return Optional.of(schema);
-      }
-      if (namespace.length == 1
-          && schema.catalog() != null
-          && same(schema.catalog(), namespace[0], caseSensitive)) {
-        return Optional.of(new ServerSchema(schema.catalog(), null));
-      }
-      if (namespace.length == 2
-          && schema.catalog() != null
-          && schema.schema() != null
-          && same(schema.catalog(), namespace[0], caseSensitive)
-          && same(schema.schema(), namespace[1], caseSensitive)) {
-        return Optional.of(schema);
-      }
-    }
-    return Optional.empty();
-  }
-
-  /** GetDbSchemas; a server without it has no schemas. */
-  private static List<ServerSchema> schemas(FlightSqlSession session, String catalog) {
-    try {
-      return session.schemas(catalog);
-    } catch (FlightSqlConnectorException e) {
-      if (!"UNIMPLEMENTED".equals(e.statusCode())) {
-        throw e;
-      }
-      LOG.info("{} does not implement GetDbSchemas: namespaces are its catalogs", session.server());
-      return Collections.emptyList();
-    }
-  }
-
   // ---- tables
 
   @Override
@@ -213,7 +163,8 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       ServerSchema place = null;
       if (namespace.length > 0) {
         place =
-            resolveNamespace(session, namespace)
+            namespaces
+                .resolve(session, namespace)
                 .orElseThrow(() -> new NoSuchNamespaceException(namespace));
       }
       List<ServerTable> listed;
@@ -244,7 +195,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
         if (place == null
             || (Objects.equals(ref.catalog(), place.catalog())
                 && Objects.equals(ref.schema(), place.schema()))) {
-          out.add(identifier(ref));
+          out.add(ServerNamespaces.identifier(ref));
         }
       }
       return out.toArray(new Identifier[0]);
@@ -265,10 +216,10 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
   /** The table, or null when the server has none of that name. */
   private Table load(FlightSqlSession session, Identifier ident) {
     Dialect dialect = connection.dialect(session);
-    TableRef wanted = tableRef(session, ident);
+    TableRef wanted = namespaces.tableRef(session, ident);
     Optional<ServerTable> found;
     try {
-      found = session.findTable(wanted, caseSensitive(), true);
+      found = session.findTable(wanted, ServerNamespaces.caseSensitive(), true);
     } catch (FlightSqlConnectorException e) {
       if (!"UNIMPLEMENTED".equals(e.statusCode())) {
         throw e;
@@ -326,10 +277,11 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       ServerSchema place =
           ident.namespace().length == 0
               ? new ServerSchema(null, null)
-              : resolveNamespace(session, ident.namespace())
+              : namespaces
+                  .resolve(session, ident.namespace())
                   .orElseThrow(() -> new NoSuchNamespaceException(ident.namespace()));
       TableRef table = new TableRef(place.catalog(), place.schema(), ident.name());
-      if (session.findTable(table, caseSensitive(), false).isPresent()) {
+      if (session.findTable(table, ServerNamespaces.caseSensitive(), false).isPresent()) {
         throw new TableAlreadyExistsException(ident);
       }
       Dialect dialect = connection.dialect(session);
@@ -352,7 +304,8 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
   public boolean dropTable(Identifier ident) {
     try (FlightSqlSession session = connection.open("drop")) {
       Optional<ServerTable> found =
-          session.findTable(tableRef(session, ident), caseSensitive(), false);
+          session.findTable(
+              namespaces.tableRef(session, ident), ServerNamespaces.caseSensitive(), false);
       if (!found.isPresent()) {
         return false;
       }
@@ -366,15 +319,15 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
   public void renameTable(Identifier oldIdent, Identifier newIdent)
       throws NoSuchTableException, TableAlreadyExistsException {
     try (FlightSqlSession session = connection.open("rename")) {
-      boolean caseSensitive = caseSensitive();
+      boolean caseSensitive = ServerNamespaces.caseSensitive();
       TableRef from =
           session
-              .findTable(tableRef(session, oldIdent), caseSensitive, false)
+              .findTable(namespaces.tableRef(session, oldIdent), caseSensitive, false)
               .orElseThrow(() -> new NoSuchTableException(oldIdent))
               .ref();
       if (newIdent.namespace().length > 0) {
-        TableRef wanted = tableRef(session, newIdent);
-        if (!samePlace(from, wanted, caseSensitive)) {
+        TableRef wanted = namespaces.tableRef(session, newIdent);
+        if (!ServerNamespaces.samePlace(from, wanted, caseSensitive)) {
           throw new UnsupportedOperationException(
               "[flightsql] Catalog '"
                   + name()
@@ -406,80 +359,6 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       session.executeUpdate(sql.get(), null);
       LOG.info("Catalog {} renamed {} to {}", name(), from, to);
     }
-  }
-
-  // ---- names
-
-  /**
-   * The server table an identifier names: the namespace's parts as the server's catalog and schema
-   * ({@code [x]} is a catalog when the server has a catalog of that name, else a schema), an
-   * identifier without namespace in the catalog's default namespace.
-   */
-  private TableRef tableRef(FlightSqlSession session, Identifier ident) {
-    String[] namespace =
-        ident.namespace().length == 0 ? connection.defaultNamespace() : ident.namespace();
-    switch (namespace.length) {
-      case 0:
-        return new TableRef(null, null, ident.name());
-      case 1:
-        Optional<String> catalog =
-            matching(connection.serverCatalogs(session, false), namespace[0], caseSensitive());
-        return catalog.isPresent()
-            ? new TableRef(catalog.get(), null, ident.name())
-            : new TableRef(null, namespace[0], ident.name());
-      case 2:
-        return new TableRef(namespace[0], namespace[1], ident.name());
-      default:
-        throw new IllegalArgumentException(
-            "[flightsql] "
-                + ident
-                + " has "
-                + namespace.length
-                + " namespace levels; a Flight SQL server has at most two (catalog.schema).");
-    }
-  }
-
-  private static Identifier identifier(TableRef table) {
-    List<String> namespace = new ArrayList<>();
-    if (table.catalog() != null) {
-      namespace.add(table.catalog());
-    }
-    if (table.schema() != null) {
-      namespace.add(table.schema());
-    }
-    return Identifier.of(namespace.toArray(new String[0]), table.name());
-  }
-
-  private static boolean samePlace(TableRef a, TableRef b, boolean caseSensitive) {
-    return (b.catalog() == null
-            || (a.catalog() != null && same(a.catalog(), b.catalog(), caseSensitive)))
-        && (b.schema() == null
-            || (a.schema() != null && same(a.schema(), b.schema(), caseSensitive)));
-  }
-
-  private static Optional<String> matching(
-      List<String> names, String wanted, boolean caseSensitive) {
-    if (names.contains(wanted)) {
-      return Optional.of(wanted);
-    }
-    if (caseSensitive) {
-      return Optional.empty();
-    }
-    for (String name : names) {
-      if (name.equalsIgnoreCase(wanted)) {
-        return Optional.of(name);
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static boolean same(String a, String b, boolean caseSensitive) {
-    return caseSensitive ? a.equals(b) : a.equalsIgnoreCase(b);
-  }
-
-  private static boolean caseSensitive() {
-    return Boolean.parseBoolean(
-        SparkSession.active().conf().get("spark.sql.caseSensitive", "false"));
   }
 
   private static String[][] toArrays(Set<List<String>> namespaces) {
