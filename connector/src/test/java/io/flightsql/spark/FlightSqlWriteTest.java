@@ -168,6 +168,70 @@ class FlightSqlWriteTest {
     assertThat(readBack("appended").count()).isEqualTo(5);
   }
 
+  /**
+   * An existing table's columns are matched by name, in any order and ignoring case, and the
+   * statements use the table's own spelling of the table and of each column.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"ingest", "prepared"})
+  void appendMatchesColumnsByNameInAnyOrderIgnoringCase(String method) throws Exception {
+    String table = "ByName_" + method;
+    server.execute(
+        "CREATE TABLE \"" + table + "\" (\"ID\" INTEGER NOT NULL, \"Name\" VARCHAR, score DOUBLE)");
+    Dataset<Row> df = spark.sql("SELECT 2.5D AS SCORE, 1 AS id, 'ann' AS name");
+    writer(df, table.toLowerCase(java.util.Locale.ROOT))
+        .option("writeMethod", method)
+        .mode("append")
+        .save();
+    Dataset<Row> missingNullable = spark.sql("SELECT 2 AS Id");
+    writer(missingNullable, table).option("writeMethod", method).mode("append").save();
+    assertThat(sorted(readBack("\"" + table + "\"")))
+        .containsExactly("[1, ann, 2.5]", "[2, null, null]");
+
+    writer(spark.sql("SELECT 'bob' AS NAME, 9 AS iD"), table)
+        .option("writeMethod", method)
+        .option("truncate", "true")
+        .mode("overwrite")
+        .save();
+    assertThat(sorted(readBack("\"" + table + "\""))).containsExactly("[9, bob, null]");
+  }
+
+  @Test
+  void columnsTheTableLacksOrNotNullColumnsTheDataFrameLacksFailBeforeAnyTask() throws Exception {
+    server.execute("CREATE TABLE matched (id INTEGER NOT NULL, name VARCHAR)");
+    server.execute("INSERT INTO matched VALUES (1, 'kept')");
+    assertThatThrownBy(
+            () ->
+                writer(spark.sql("SELECT 2 AS id, 'x' AS nmae, 3 AS extra"), "matched")
+                    .mode("append")
+                    .save())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Table \"matched\" has no column named 'nmae', 'extra'")
+        .hasMessageContaining("its columns are 'id', 'name'");
+    assertThatThrownBy(
+            () -> writer(spark.sql("SELECT 'y' AS name"), "matched").mode("append").save())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("has NOT NULL column 'id', which the DataFrame does not have");
+    assertThatThrownBy(
+            () ->
+                writer(spark.sql("SELECT 'y' AS name"), "matched")
+                    .option("truncate", "true")
+                    .mode("overwrite")
+                    .save())
+        .hasMessageContaining("has NOT NULL column 'id'");
+    assertThat(sorted(readBack("matched"))).containsExactly("[1, kept]");
+
+    spark.conf().set("spark.sql.caseSensitive", "true");
+    try {
+      assertThatThrownBy(() -> writer(spark.sql("SELECT 3 AS ID"), "matched").mode("append").save())
+          .hasMessageContaining("has no column named 'ID'")
+          .hasMessageContaining("with case (spark.sql.caseSensitive is true)");
+    } finally {
+      spark.conf().unset("spark.sql.caseSensitive");
+    }
+    assertThat(sorted(readBack("matched"))).containsExactly("[1, kept]");
+  }
+
   @Test
   void ignoreLeavesAnExistingTableAlone() {
     writer(spark.range(2).toDF(), "ignored").mode("ignore").save();

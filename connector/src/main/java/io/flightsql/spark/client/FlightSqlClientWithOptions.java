@@ -118,8 +118,16 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     return call(() -> sql.getSqlInfo(new int[0], deadline()));
   }
 
-  FlightInfo getTables(String catalog, String schema, String table) {
-    return call(() -> sql.getTables(catalog, schema, table, null, false, deadline()));
+  FlightInfo getTables(String catalog, String schema, String table, boolean withSchemas) {
+    return call(() -> sql.getTables(catalog, schema, table, null, withSchemas, deadline()));
+  }
+
+  FlightInfo getCatalogs() {
+    return call(() -> sql.getCatalogs(deadline()));
+  }
+
+  FlightInfo getSchemas(String catalog) {
+    return call(() -> sql.getSchemas(catalog, null, deadline()));
   }
 
   long executeUpdate(String statement, byte[] transactionId) {

@@ -136,6 +136,38 @@ public final class FlightSqlSession implements AutoCloseable {
   }
 
   /**
+   * The table {@code table} names, as the server lists it (GetTables): the exact spelling first;
+   * unless {@code caseSensitive}, else the one table whose name (and given qualifiers) equal it
+   * ignoring case.
+   *
+   * @param withColumns whether to ask for the table's columns too (GetTables include_schema)
+   * @throws IllegalArgumentException when case is ignored and several tables match
+   */
+  public Optional<ServerTable> findTable(
+      TableRef table, boolean caseSensitive, boolean withColumns) {
+    return metadata.findTable(table, caseSensitive, withColumns);
+  }
+
+  /** The server's catalogs (GetCatalogs); empty names are left out. */
+  public List<String> catalogs() {
+    return metadata.catalogs();
+  }
+
+  /** The server's schemas (GetDbSchemas), in {@code catalog} when given. */
+  public List<ServerSchema> schemas(String catalog) {
+    return metadata.schemas(catalog);
+  }
+
+  /**
+   * The tables GetTables lists for a catalog, a schema pattern and a table name pattern (null for
+   * any), with their columns when {@code withColumns} and the server sends them.
+   */
+  public List<ServerTable> tables(
+      String catalog, String schemaPattern, String tablePattern, boolean withColumns) {
+    return metadata.tables(catalog, schemaPattern, tablePattern, withColumns);
+  }
+
+  /**
    * The tables whose names start with {@code prefix}, in the catalog and schema of {@code place}.
    */
   public List<TableRef> tablesStartingWith(TableRef place, String prefix) {

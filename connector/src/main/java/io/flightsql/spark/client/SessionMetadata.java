@@ -1,5 +1,6 @@
 package io.flightsql.spark.client;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -95,38 +96,126 @@ final class SessionMetadata {
   /** See {@link FlightSqlSession#tableExists(TableRef)}. */
   boolean tableExists(TableRef table) {
     return tables(table.catalog(), table.schema(), table.name(), false).stream()
-        .anyMatch(
-            t ->
-                t.name().equals(table.name())
-                    && (table.schema() == null || table.schema().equals(t.schema()))
-                    && (table.catalog() == null || table.catalog().equals(t.catalog())));
+        .anyMatch(t -> sameTable(t.ref(), table, true));
+  }
+
+  /** See {@link FlightSqlSession#findTable(TableRef, boolean, boolean)}. */
+  Optional<ServerTable> findTable(TableRef table, boolean caseSensitive, boolean withColumns) {
+    for (ServerTable t : tables(table.catalog(), table.schema(), table.name(), withColumns)) {
+      if (sameTable(t.ref(), table, true)) {
+        return Optional.of(t);
+      }
+    }
+    if (caseSensitive) {
+      return Optional.empty();
+    }
+    // GetTables patterns match case as the server does: list the server's tables and compare.
+    List<TableRef> matches = new ArrayList<>();
+    for (ServerTable t : tables(null, null, null, false)) {
+      if (sameTable(t.ref(), table, false)) {
+        matches.add(t.ref());
+      }
+    }
+    if (matches.isEmpty()) {
+      return Optional.empty();
+    }
+    if (matches.size() > 1) {
+      throw new IllegalArgumentException(
+          "Table "
+              + table
+              + " matches several tables on "
+              + server
+              + " when case is ignored: "
+              + matches
+              + ". Name one in its exact spelling, or set spark.sql.caseSensitive=true.");
+    }
+    TableRef found = matches.get(0);
+    for (ServerTable t : tables(found.catalog(), found.schema(), found.name(), withColumns)) {
+      if (sameTable(t.ref(), found, true)) {
+        return Optional.of(t);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether {@code listed} is the table {@code wanted} names; absent parts of wanted match any. */
+  private static boolean sameTable(TableRef listed, TableRef wanted, boolean caseSensitive) {
+    return samePart(listed.name(), wanted.name(), caseSensitive)
+        && (wanted.schema() == null || samePart(listed.schema(), wanted.schema(), caseSensitive))
+        && (wanted.catalog() == null
+            || samePart(listed.catalog(), wanted.catalog(), caseSensitive));
+  }
+
+  private static boolean samePart(String listed, String wanted, boolean caseSensitive) {
+    return listed != null
+        && (caseSensitive ? listed.equals(wanted) : listed.equalsIgnoreCase(wanted));
   }
 
   /** See {@link FlightSqlSession#tablesStartingWith(TableRef, String)}. */
   List<TableRef> tablesStartingWith(TableRef place, String prefix) {
     List<TableRef> out = new ArrayList<>();
-    for (TableRef t : tables(place.catalog(), place.schema(), prefix, true)) {
-      if (t.name().startsWith(prefix)
-          && (place.schema() == null || place.schema().equals(t.schema()))) {
-        out.add(t);
+    for (ServerTable t : tables(place.catalog(), place.schema(), prefix + "%", false)) {
+      TableRef ref = t.ref();
+      if (ref.name().startsWith(prefix)
+          && (place.schema() == null || place.schema().equals(ref.schema()))) {
+        out.add(ref);
       }
     }
     return out;
   }
 
-  private List<TableRef> tables(String catalog, String schema, String name, boolean prefix) {
-    // GetTables takes LIKE patterns: escape nothing, match more, and filter exactly afterwards.
-    String pattern = prefix ? name + "%" : name;
-    List<TableRef> out = new ArrayList<>();
+  /** See {@link FlightSqlSession#catalogs()}. */
+  List<String> catalogs() {
+    List<String> out = new ArrayList<>();
     readRows(
-        "GetTables",
-        () -> clients.forServer().getTables(catalog, schema, pattern),
+        "GetCatalogs",
+        () -> clients.forServer().getCatalogs(),
+        (root, i) -> {
+          String name = text(root.getVector("catalog_name"), i);
+          if (name != null && !name.isEmpty()) {
+            out.add(name);
+          }
+        });
+    return out;
+  }
+
+  /** See {@link FlightSqlSession#schemas(String)}. */
+  List<ServerSchema> schemas(String catalog) {
+    List<ServerSchema> out = new ArrayList<>();
+    readRows(
+        "GetDbSchemas",
+        () -> clients.forServer().getSchemas(catalog),
         (root, i) ->
             out.add(
-                new TableRef(
+                new ServerSchema(
                     text(root.getVector("catalog_name"), i),
-                    text(root.getVector("db_schema_name"), i),
-                    text(root.getVector("table_name"), i))));
+                    text(root.getVector("db_schema_name"), i))));
+    return out;
+  }
+
+  /**
+   * See {@link FlightSqlSession#tables(String, String, String, boolean)}. GetTables takes LIKE
+   * patterns: names are sent as they are, which may match more, and callers compare exactly.
+   */
+  List<ServerTable> tables(String catalog, String schema, String pattern, boolean withColumns) {
+    List<ServerTable> out = new ArrayList<>();
+    readRows(
+        "GetTables",
+        () -> clients.forServer().getTables(catalog, schema, pattern, withColumns),
+        (root, i) -> {
+          FieldVector columns = withColumns ? root.getVector("table_schema") : null;
+          Object serialized = columns == null ? null : columns.getObject(i);
+          out.add(
+              new ServerTable(
+                  new TableRef(
+                      text(root.getVector("catalog_name"), i),
+                      text(root.getVector("db_schema_name"), i),
+                      text(root.getVector("table_name"), i)),
+                  text(root.getVector("table_type"), i),
+                  serialized instanceof byte[] && ((byte[]) serialized).length > 0
+                      ? Schema.deserializeMessage(ByteBuffer.wrap((byte[]) serialized))
+                      : null));
+        });
     return out;
   }
 

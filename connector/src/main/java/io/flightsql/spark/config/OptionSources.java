@@ -16,14 +16,14 @@ import java.util.Set;
  *       spark.read}/{@code df.write}, or {@code OPTIONS (...)} in SQL;
  *   <li>the session configuration {@code spark.datasource.flightsql.<name>} (set with {@code
  *       spark.conf.set}, {@code --conf} or the application's configuration);
+ *   <li>the properties of the connector's catalog, {@code spark.sql.catalog.<catalog>.<name>}, for
+ *       tables read and written through it;
  *   <li>the option's default ({@link OptionSpec#defaultValue()}), which {@link OptionReader}
  *       applies when no source gives the option.
  * </ol>
  *
  * <p>A source higher in the list wins, for each name (matched case-insensitively) it gives, even
- * with a blank value, which then means "unset" and falls through to the default. Catalog
- * properties, when the connector has a catalog, will come between the session configuration and the
- * default.
+ * with a blank value, which then means "unset" and falls through to the default.
  *
  * <p>Spark-free: the data source hands in the session configuration as a map.
  */
@@ -33,16 +33,31 @@ public final class OptionSources {
 
   private final Map<String, String> explicit;
   private final Map<String, String> session;
+  private final Map<String, String> catalog;
 
-  private OptionSources(Map<String, String> explicit, Map<String, String> session) {
+  private OptionSources(
+      Map<String, String> explicit, Map<String, String> session, Map<String, String> catalog) {
     this.explicit = explicit;
     this.session = session;
+    this.catalog = catalog;
   }
 
   /** The options of the read or write itself, the source that beats every other. */
   public static OptionSources explicit(Map<String, String> options) {
     return new OptionSources(
-        Collections.unmodifiableMap(new LinkedHashMap<>(options)), Collections.emptyMap());
+        Collections.unmodifiableMap(new LinkedHashMap<>(options)),
+        Collections.emptyMap(),
+        Collections.emptyMap());
+  }
+
+  /**
+   * With a catalog's properties under the explicit options and the session configuration: {@code
+   * properties} are those of {@code spark.sql.catalog.<catalog>.*}, without that prefix, as Spark
+   * hands them to the catalog.
+   */
+  public OptionSources withCatalogProperties(Map<String, String> properties) {
+    return new OptionSources(
+        explicit, session, Collections.unmodifiableMap(new LinkedHashMap<>(properties)));
   }
 
   /**
@@ -57,7 +72,7 @@ public final class OptionSources {
         options.put(key.substring(SESSION_CONF_PREFIX.length()), entry.getValue());
       }
     }
-    return new OptionSources(explicit, Collections.unmodifiableMap(options));
+    return new OptionSources(explicit, Collections.unmodifiableMap(options), catalog);
   }
 
   /**
@@ -67,7 +82,7 @@ public final class OptionSources {
   public Map<String, String> merged() {
     Map<String, String> out = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
-    for (Map<String, String> source : Arrays.asList(explicit, session)) {
+    for (Map<String, String> source : Arrays.asList(explicit, session, catalog)) {
       for (Map.Entry<String, String> entry : source.entrySet()) {
         if (seen.add(entry.getKey().toLowerCase(Locale.ROOT))) {
           out.put(entry.getKey(), entry.getValue());

@@ -30,7 +30,8 @@ public final class ReadWriteOptions {
                   + " server has it, so queries and statements resolve unqualified names in it."
                   + " Where the server does not, a read with an unqualified `dbtable` is qualified"
                   + " with it. A write qualifies its table with it when `dbtable` names no"
-                  + " catalog.");
+                  + " catalog. As a property of the connector's catalog, with `schema`: the"
+                  + " catalog's default namespace (see docs/catalog.md).");
 
   public static final OptionSpec<String> SCHEMA =
       OptionTypes.text("schema", "a schema name", SCOPE)

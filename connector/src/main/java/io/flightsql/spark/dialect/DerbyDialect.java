@@ -1,5 +1,6 @@
 package io.flightsql.spark.dialect;
 
+import io.flightsql.spark.client.TableRef;
 import java.util.Optional;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.ByteType;
@@ -113,5 +114,10 @@ final class DerbyDialect extends Dialect {
       return null;
     }
     return super.typeName(type);
+  }
+
+  @Override
+  public Optional<String> renameTable(TableRef table, String newName) {
+    return Optional.of("RENAME TABLE " + table(table) + " TO " + quoted(newName));
   }
 }

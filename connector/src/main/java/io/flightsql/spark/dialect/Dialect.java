@@ -381,6 +381,14 @@ public abstract class Dialect implements Serializable {
     return "DROP TABLE " + table(table);
   }
 
+  /**
+   * The statement that renames {@code table} to {@code newName} in the same schema, or empty where
+   * the dialect knows none: SQL has no standard one.
+   */
+  public Optional<String> renameTable(TableRef table, String newName) {
+    return Optional.empty();
+  }
+
   private String columnList(StructType schema) {
     StringBuilder columns = new StringBuilder();
     for (StructField field : schema.fields()) {

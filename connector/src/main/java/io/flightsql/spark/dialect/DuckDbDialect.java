@@ -1,5 +1,6 @@
 package io.flightsql.spark.dialect;
 
+import io.flightsql.spark.client.TableRef;
 import java.util.Optional;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
@@ -89,5 +90,10 @@ final class DuckDbDialect extends Dialect {
       return "TIME";
     }
     return super.typeName(type);
+  }
+
+  @Override
+  public Optional<String> renameTable(TableRef table, String newName) {
+    return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
 }

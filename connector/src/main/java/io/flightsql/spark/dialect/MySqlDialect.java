@@ -1,5 +1,6 @@
 package io.flightsql.spark.dialect;
 
+import io.flightsql.spark.client.TableRef;
 import java.util.Optional;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
@@ -75,5 +76,10 @@ final class MySqlDialect extends Dialect {
       return "DATETIME(6)";
     }
     return super.typeName(type);
+  }
+
+  @Override
+  public Optional<String> renameTable(TableRef table, String newName) {
+    return Optional.of("RENAME TABLE " + table(table) + " TO " + table(table.withName(newName)));
   }
 }

@@ -1,5 +1,6 @@
 package io.flightsql.spark.dialect;
 
+import io.flightsql.spark.client.TableRef;
 import java.util.Optional;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
@@ -137,5 +138,10 @@ final class SqliteDialect extends Dialect {
       return "date";
     }
     return null;
+  }
+
+  @Override
+  public Optional<String> renameTable(TableRef table, String newName) {
+    return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
 }

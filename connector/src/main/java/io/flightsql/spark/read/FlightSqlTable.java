@@ -30,9 +30,22 @@ public final class FlightSqlTable implements SupportsRead {
    */
   public FlightSqlTable(
       StructType schema, FlightSqlReadConfig config, Set<String> comparableColumns) {
+    this(schema, config, comparableColumns, null);
+  }
+
+  /**
+   * @param knownDialect the server's dialect when the caller already knows it (a catalog resolves
+   *     it once), or null to ask the server at the first scan
+   */
+  public FlightSqlTable(
+      StructType schema,
+      FlightSqlReadConfig config,
+      Set<String> comparableColumns,
+      Dialect knownDialect) {
     this.schema = schema;
     this.config = config;
     this.comparableColumns = comparableColumns;
+    this.dialect.set(knownDialect);
   }
 
   @Override

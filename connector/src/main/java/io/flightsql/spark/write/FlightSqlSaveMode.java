@@ -19,6 +19,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * commit protocol and the job a rows-written metric. Driver only.
  */
 public final class FlightSqlSaveMode {
+  /** Spark's setting for how names match, which writes follow as Spark's JDBC source does. */
+  private static final String CASE_SENSITIVE = "spark.sql.caseSensitive";
+
   private FlightSqlSaveMode() {}
 
   /**
@@ -36,15 +39,19 @@ public final class FlightSqlSaveMode {
     StructType schema = data.schema();
     // Fails naming the column, before anything reaches the server, for a type Arrow cannot carry.
     SparkToArrow.toArrowSchema(schema);
-    WritePlan plan = new WritePlanner(config, schema).plan(mode);
+    boolean caseSensitive =
+        Boolean.parseBoolean(data.sparkSession().conf().get(CASE_SENSITIVE, "false"));
+    WritePlanner planner = new WritePlanner(config, schema, caseSensitive);
+    WritePlan plan = planner.plan(mode);
     if (plan == null) {
       return;
     }
+    Dataset<Row> rows = planner.columns().map(match -> match.apply(data)).orElse(data);
     plan.register();
     try {
       Map<String, String> writeOptions = new HashMap<>(options);
       writeOptions.put(WritePlan.PLAN_OPTION, plan.id());
-      data.write().format(format).options(writeOptions).mode(SaveMode.Append).save();
+      rows.write().format(format).options(writeOptions).mode(SaveMode.Append).save();
     } finally {
       plan.unregister();
     }

@@ -31,19 +31,30 @@ final class WritePlan implements Serializable {
 
   private final String id;
   private final FlightSqlWriteConfig config;
+  private final TableRef target;
+  private final boolean atomic;
   private final ServerCapabilities capabilities;
   private final WriteMethod method;
   private final Dialect dialect;
   private final boolean deleteTargetAtCommit;
 
+  /**
+   * @param target the table written, in the server's own spelling where it exists
+   * @param atomic whether the job is one transaction through staging tables (option {@code atomic},
+   *     or an {@code INSERT OVERWRITE} on a server with transactions)
+   */
   WritePlan(
       FlightSqlWriteConfig config,
+      TableRef target,
+      boolean atomic,
       ServerCapabilities capabilities,
       WriteMethod method,
       Dialect dialect,
       boolean deleteTargetAtCommit) {
     this.id = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     this.config = config;
+    this.target = target;
+    this.atomic = atomic;
     this.capabilities = capabilities;
     this.method = method;
     this.dialect = dialect;
@@ -72,11 +83,11 @@ final class WritePlan implements Serializable {
   }
 
   TableRef target() {
-    return config.table();
+    return target;
   }
 
   boolean atomic() {
-    return config.atomic();
+    return atomic;
   }
 
   /** Whether the job's commit deletes the target's rows first (overwrite with atomic=true). */
@@ -95,12 +106,12 @@ final class WritePlan implements Serializable {
 
   /** The name prefix shared by this job's staging tables. */
   String stagingPrefix() {
-    return config.table().name() + "_flightsql_" + id + "_";
+    return target.name() + "_flightsql_" + id + "_";
   }
 
   /** The staging table of one task attempt: each attempt has its own, so retries never mix. */
   TableRef stagingTable(int partitionId, long taskId) {
-    return config.table().withName(stagingPrefix() + partitionId + "_" + taskId);
+    return target.withName(stagingPrefix() + partitionId + "_" + taskId);
   }
 
   void register() {
@@ -124,6 +135,10 @@ final class WritePlan implements Serializable {
   public String toString() {
     return "WritePlan{"
         + config
+        + ", target="
+        + target
+        + ", atomic="
+        + atomic
         + ", method="
         + method.optionValue()
         + ", dialect="

@@ -56,6 +56,31 @@ class OptionSourcesTest {
   }
 
   @Test
+  void catalogPropertiesComeBelowTheSessionAndAboveTheDefault() {
+    Map<String, String> merged =
+        OptionSources.explicit(map("dbtable", "t", "BATCHSIZE", "3"))
+            .withSessionConf(SESSION)
+            .withCatalogProperties(
+                map(
+                    "uri", "grpc://catalog:1",
+                    "batchSize", "5",
+                    "pushDownLimit", "true",
+                    "pushDownOffset", "false"))
+            .merged();
+    assertThat(merged)
+        .containsOnly(
+            Map.entry("dbtable", "t"),
+            Map.entry("BATCHSIZE", "3"),
+            Map.entry("uri", "grpc://session:1"),
+            Map.entry("pushDownLimit", "false"),
+            Map.entry("pushDownOffset", "false"));
+    FlightSqlReadConfig read = FlightSqlReadConfig.from(merged);
+    assertThat(read.uri().toString()).isEqualTo("grpc://session:1");
+    assertThat(read.pushDownOffset()).isFalse();
+    assertThat(read.pushDownTopN()).isTrue();
+  }
+
+  @Test
   void withoutSessionConfTheExplicitOptionsAreAll() {
     assertThat(OptionSources.explicit(map("a", "1")).merged()).containsOnly(Map.entry("a", "1"));
   }

@@ -128,4 +128,10 @@ class AnsiDialectTest {
             "Column 'tags' has Spark type array<string>, for which spark-flightsql knows no"
                 + " column type in dialect 'ansi'");
   }
+
+  @Test
+  void hasNoStatementToRenameATable() {
+    assertThat(ANSI.renameTable(new io.flightsql.spark.client.TableRef(null, "s", "a"), "b"))
+        .isEmpty();
+  }
 }

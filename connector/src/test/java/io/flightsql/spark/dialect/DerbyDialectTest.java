@@ -72,4 +72,10 @@ class DerbyDialectTest {
     assertThatThrownBy(() -> DERBY.columnType(DataTypes.TimestampType, "at"))
         .hasMessageContaining("dialect 'derby'");
   }
+
+  @Test
+  void renamesATableInItsSchema() {
+    assertThat(DERBY.renameTable(new io.flightsql.spark.client.TableRef(null, "APP", "a"), "b"))
+        .contains("RENAME TABLE \"APP\".\"a\" TO \"b\"");
+  }
 }

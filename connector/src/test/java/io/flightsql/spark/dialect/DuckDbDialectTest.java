@@ -50,4 +50,10 @@ class DuckDbDialectTest {
             "CREATE TABLE \"t\" (\"b\" TINYINT, \"bin\" BLOB, \"tags\" VARCHAR[],"
                 + " \"m\" MAP(VARCHAR, INTEGER), \"s\" STRUCT(\"x y\" DOUBLE PRECISION))");
   }
+
+  @Test
+  void renamesATableInItsSchema() {
+    assertThat(DUCKDB.renameTable(new io.flightsql.spark.client.TableRef(null, "main", "a"), "b"))
+        .contains("ALTER TABLE \"main\".\"a\" RENAME TO \"b\"");
+  }
 }

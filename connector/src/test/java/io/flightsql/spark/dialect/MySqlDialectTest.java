@@ -50,4 +50,10 @@ class MySqlDialectTest {
     assertThatThrownBy(() -> MYSQL.columnType(DataTypes.TimestampType, "ts"))
         .hasMessageContaining("dialect 'mysql'");
   }
+
+  @Test
+  void renamesATableInItsSchema() {
+    assertThat(MYSQL.renameTable(new io.flightsql.spark.client.TableRef(null, "db", "a"), "b"))
+        .contains("RENAME TABLE `db`.`a` TO `db`.`b`");
+  }
 }

@@ -59,4 +59,10 @@ class SqliteDialectTest {
     assertThatThrownBy(() -> SQLITE.columnType(DataTypes.TimestampType, "at"))
         .hasMessageStartingWith("Column 'at' has Spark type timestamp");
   }
+
+  @Test
+  void renamesATableInItsSchema() {
+    assertThat(SQLITE.renameTable(new io.flightsql.spark.client.TableRef(null, "main", "a"), "b"))
+        .contains("ALTER TABLE \"main\".\"a\" RENAME TO \"b\"");
+  }
 }

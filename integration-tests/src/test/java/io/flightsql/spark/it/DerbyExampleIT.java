@@ -66,6 +66,95 @@ class DerbyExampleIT extends FlightSqlContractSuite {
         .containsExactly(Arrays.asList("zero", "keyOne"), Arrays.asList("one", "keyOne"));
   }
 
+  /**
+   * The catalog over Derby: schemas only (GetCatalogs lists none), upper-case names found from the
+   * lower-case ones users type, and every statement the catalog runs.
+   */
+  @Test
+  void catalogShowsDescribesReadsAndWritesDerbysTables() {
+    CatalogStatements derby = new CatalogStatements(spark, "derby", server.uri());
+    assertThat(derby.rows("SHOW NAMESPACES IN derby")).contains("APP", "SYS");
+    assertThat(derby.rows("SHOW TABLES IN derby.app"))
+        .contains("APP|INTTABLE|false", "APP|FOREIGNTABLE|false");
+    assertThat(
+            CatalogStatements.rows(
+                derby.sql("DESCRIBE TABLE derby.app.inttable").select("col_name", "data_type")))
+        .startsWith("ID|int", "KEYNAME|string", "VALUE|int", "FOREIGNID|int");
+
+    Dataset<Row> pushed =
+        derby.sql("SELECT keyName FROM derby.app.intTable WHERE value >= 0 ORDER BY value");
+    assertThat(CatalogStatements.rows(pushed)).containsExactly("zero", "one");
+    assertThat(CatalogStatements.explain(pushed))
+        .contains("Dialect: derby")
+        .contains("PushedFilters: [");
+
+    derby.sql("CREATE TABLE derby.app.cat_people (id INT NOT NULL, name STRING)");
+    derby.sql("INSERT INTO derby.app.cat_people VALUES (1, 'ann'), (2, 'bob')");
+    assertThat(derby.rows("SELECT * FROM derby.app.cat_people ORDER BY id"))
+        .containsExactly("1|ann", "2|bob");
+    // No transactions on Derby: the old rows are deleted, then the new ones written.
+    derby.sql("INSERT OVERWRITE derby.app.cat_people SELECT 3, 'cy'");
+    assertThat(derby.rows("SELECT * FROM derby.app.cat_people")).containsExactly("3|cy");
+    derby.sql("ALTER TABLE derby.app.cat_people RENAME TO cat_persons");
+    assertThat(derby.rows("SHOW TABLES IN derby.app"))
+        .contains("APP|cat_persons|false")
+        .doesNotContain("APP|cat_people|false");
+    derby.sql(
+        "CREATE TABLE derby.app.cat_copy AS SELECT id * 10 AS id, name FROM derby.app.cat_persons");
+    assertThat(derby.rows("SELECT * FROM derby.app.cat_copy")).containsExactly("30|cy");
+    derby.sql("DROP TABLE derby.app.cat_persons");
+    derby.sql("DROP TABLE derby.app.cat_copy");
+    assertThat(derby.rows("SHOW TABLES IN derby.app"))
+        .doesNotContain("APP|cat_persons|false", "APP|cat_copy|false");
+  }
+
+  /**
+   * Derby folds unquoted names to upper case: a DataFrame with lower-case columns, in another
+   * order, appends to a table created as {@code byname_it (id, name)} (so {@code BYNAME_IT (ID,
+   * NAME)}), and a missing NOT NULL column fails before any task, naming it.
+   */
+  @Test
+  void writesMatchUpperCaseColumnsByName() {
+    quirks.executeUpdate("CREATE TABLE byname_it (id INT NOT NULL, name VARCHAR(20))");
+    for (String method : new String[] {"ingest", "prepared"}) {
+      spark
+          .sql("SELECT 'ann' AS name, 1 AS id")
+          .write()
+          .format("flightsql")
+          .option("uri", server.uri())
+          .option("dbtable", "byname_it")
+          .option("writeMethod", method)
+          .mode("append")
+          .save();
+    }
+    assertThat(values(flightsql().option("dbtable", "BYNAME_IT").load().collectAsList()))
+        .containsExactly(Arrays.asList(1, "ann"), Arrays.asList(1, "ann"));
+
+    spark
+        .sql("SELECT 'bob' AS Name, 2 AS Id")
+        .write()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("dbtable", "byname_it")
+        .option("truncate", "true")
+        .mode("overwrite")
+        .save();
+    assertThat(values(flightsql().option("dbtable", "BYNAME_IT").load().collectAsList()))
+        .containsExactly(Arrays.asList(2, "bob"));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                spark
+                    .sql("SELECT 'cy' AS name")
+                    .write()
+                    .format("flightsql")
+                    .option("uri", server.uri())
+                    .option("dbtable", "byname_it")
+                    .mode("append")
+                    .save())
+        .hasMessageContaining("has NOT NULL column 'ID', which the DataFrame does not have");
+  }
+
   /** Derby: upper-case names, {@code TIMESTAMP} as UTC instants, Derby's syntax error text. */
   private static final class DerbyQuirks extends ServerQuirks {
     private final String uri;

@@ -53,6 +53,49 @@ class GoSqliteIT extends FlightSqlContractSuite {
   }
 
   /**
+   * The catalog over arrow-go's SQLite example: one catalog, {@code main}, without schemas, so the
+   * namespaces are {@code [main]}; a server that sends no schema before a query runs, so DESCRIBE
+   * takes the columns from GetTables; transactions, so INSERT OVERWRITE is atomic.
+   */
+  @Test
+  void catalogShowsDescribesReadsAndWritesSqlitesTables() {
+    CatalogStatements sqlite = new CatalogStatements(spark, "sqlite", SERVER.uri());
+    assertThat(sqlite.rows("SHOW NAMESPACES IN sqlite")).containsExactly("main");
+    assertThat(sqlite.rows("SHOW NAMESPACES IN sqlite.main")).isEmpty();
+    assertThat(sqlite.rows("SHOW TABLES IN sqlite.main"))
+        .contains("main|intTable|false", "main|foreignTable|false");
+    assertThat(
+            CatalogStatements.rows(
+                sqlite.sql("DESCRIBE TABLE sqlite.main.inttable").select("col_name", "data_type")))
+        .startsWith("id|bigint", "keyName|string", "value|bigint", "foreignId|bigint");
+
+    Dataset<Row> pushed =
+        sqlite.sql("SELECT keyName FROM sqlite.main.intTable WHERE value >= 0 ORDER BY value");
+    assertThat(CatalogStatements.rows(pushed)).containsExactly("zero", "one");
+    assertThat(CatalogStatements.explain(pushed))
+        .contains("Dialect: sqlite")
+        .contains("PushedFilters: [");
+
+    sqlite.sql("CREATE TABLE sqlite.main.cat_people (id BIGINT NOT NULL, name STRING)");
+    sqlite.sql("INSERT INTO sqlite.main.cat_people VALUES (1, 'ann'), (2, 'bob')");
+    assertThat(sqlite.rows("SELECT * FROM sqlite.main.cat_people ORDER BY id"))
+        .containsExactly("1|ann", "2|bob");
+    sqlite.sql("INSERT OVERWRITE sqlite.main.cat_people SELECT 3, 'cy'");
+    assertThat(sqlite.rows("SELECT * FROM sqlite.main.cat_people")).containsExactly("3|cy");
+    assertThat(sqlite.rows("SHOW TABLES IN sqlite.main"))
+        .noneMatch(row -> row.contains("_flightsql_"));
+    sqlite.sql("ALTER TABLE sqlite.main.cat_people RENAME TO cat_persons");
+    sqlite.sql(
+        "CREATE TABLE sqlite.main.cat_copy AS SELECT id * 10 AS id, name FROM"
+            + " sqlite.main.cat_persons");
+    assertThat(sqlite.rows("SELECT * FROM sqlite.main.cat_copy")).containsExactly("30|cy");
+    sqlite.sql("DROP TABLE sqlite.main.cat_persons");
+    sqlite.sql("DROP TABLE sqlite.main.cat_copy");
+    assertThat(sqlite.rows("SHOW TABLES IN sqlite.main"))
+        .doesNotContain("main|cat_persons|false", "main|cat_copy|false", "main|cat_people|false");
+  }
+
+  /**
    * arrow-go's example sends a column without a declared type (an expression, a bare NULL) as a
    * dense union of int64, float64 and string, since SQLite types each value on its own. Spark has
    * no union type: the connector refuses it naming the option that reads it as text, and with that

@@ -6,7 +6,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.flight.sql.FlightSqlProducer;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
@@ -15,6 +17,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.duckdb.DuckDBConnection;
 import org.slf4j.Logger;
@@ -146,6 +150,50 @@ final class DuckDbCatalog {
     }
   }
 
+  /**
+   * The columns declared NOT NULL: a query's Arrow schema marks every column nullable, while a
+   * table's definition says which are not, as GetTables should.
+   */
+  private static Set<String> notNullColumns(
+      Connection connection, String catalog, String schema, String table) throws SQLException {
+    Set<String> out = new HashSet<>();
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "SELECT column_name FROM information_schema.columns WHERE table_catalog = ? AND"
+                + " table_schema = ? AND table_name = ? AND is_nullable = 'NO'")) {
+      statement.setString(1, catalog);
+      statement.setString(2, schema);
+      statement.setString(3, table);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          out.add(rows.getString(1));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Schema withNotNull(Schema schema, Set<String> notNull) {
+    if (notNull.isEmpty()) {
+      return schema;
+    }
+    List<Field> fields = new ArrayList<>();
+    for (Field field : schema.getFields()) {
+      fields.add(
+          notNull.contains(field.getName())
+              ? new Field(
+                  field.getName(),
+                  new FieldType(
+                      false,
+                      field.getType(),
+                      field.getDictionary(),
+                      field.getFieldType().getMetadata()),
+                  field.getChildren())
+              : field);
+    }
+    return new Schema(fields, schema.getCustomMetadata());
+  }
+
   /** Runs {@code sql} and streams its rows, all strings, as one batch of {@code schema}. */
   private void send(
       Schema schema, String sql, List<String> parameters, ServerStreamListener listener)
@@ -199,8 +247,12 @@ final class DuckDbCatalog {
   /** The Arrow schema of a table or view, as a {@code SELECT *} from it would stream it. */
   private Schema tableSchema(Connection connection, String catalog, String schema, String table) {
     try {
-      return DuckDbDatabase.arrowSchema(
-          connection, "SELECT * FROM " + QuerySql.qualifiedName(catalog, schema, table), allocator);
+      Schema result =
+          DuckDbDatabase.arrowSchema(
+              connection,
+              "SELECT * FROM " + QuerySql.qualifiedName(catalog, schema, table),
+              allocator);
+      return withNotNull(result, notNullColumns(connection, catalog, schema, table));
     } catch (SQLException e) {
       // A view whose tables were dropped has no schema; list it rather than fail the whole call.
       LOG.warn("No Arrow schema for {}.{}.{}: {}", catalog, schema, table, e.getMessage());

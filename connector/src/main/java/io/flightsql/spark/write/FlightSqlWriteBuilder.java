@@ -1,0 +1,52 @@
+package io.flightsql.spark.write;
+
+import io.flightsql.spark.client.ServerCapabilities;
+import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.config.FlightSqlWriteConfig;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.SupportsTruncate;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+
+/**
+ * The write of a table that a catalog found on the server ({@code INSERT INTO}, {@code INSERT
+ * OVERWRITE}, {@code CREATE TABLE ... AS SELECT}, {@code df.writeTo(...)}): Spark has already
+ * matched the query's columns to the table's, so the rows arrive in the table's own names. An
+ * overwrite ({@link #truncate()}) is atomic where the server has transactions, and deletes the old
+ * rows first where it has none. The plan is made when Spark builds the write, on the driver.
+ */
+public final class FlightSqlWriteBuilder implements WriteBuilder, SupportsTruncate {
+  private final FlightSqlWriteConfig config;
+  private final TableRef target;
+  private final LogicalWriteInfo info;
+  private final ServerCapabilities capabilities;
+  private boolean overwrite;
+
+  /**
+   * @param target the table in the server's own spelling
+   * @param capabilities what the server can do, when the caller knows; null to ask it
+   */
+  public FlightSqlWriteBuilder(
+      FlightSqlWriteConfig config,
+      TableRef target,
+      LogicalWriteInfo info,
+      ServerCapabilities capabilities) {
+    this.config = config;
+    this.target = target;
+    this.info = info;
+    this.capabilities = capabilities;
+  }
+
+  @Override
+  public WriteBuilder truncate() {
+    overwrite = true;
+    return this;
+  }
+
+  @Override
+  public Write build() {
+    WritePlan plan =
+        new WritePlanner(config, info.schema(), true).planExisting(target, overwrite, capabilities);
+    return new FlightSqlWrite(plan, info.schema());
+  }
+}
