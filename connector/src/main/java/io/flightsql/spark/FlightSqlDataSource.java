@@ -12,6 +12,7 @@ import io.flightsql.spark.types.ComparableColumns;
 import io.flightsql.spark.types.SparkToArrow;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import io.flightsql.spark.write.FlightSqlSaveMode;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -32,7 +33,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import scala.jdk.javaapi.CollectionConverters;
+import scala.Tuple2;
 
 /**
  * The entry point Spark finds by the short name {@code flightsql}: {@code
@@ -107,8 +108,11 @@ public final class FlightSqlDataSource
     return new FlightSqlTable(schema, config, comparable);
   }
 
-  /** Every type the Spark-to-Arrow mapping knows can be written, intervals and TIME included. */
-  @Override
+  /**
+   * Every type the Spark-to-Arrow mapping knows can be written, intervals and TIME included. Spark
+   * 4.0 added this to {@link CreatableRelationProvider} and asks it before a write; Spark 3.5 has
+   * no such method, hence no {@code @Override}, so that the connector compiles against both.
+   */
   public boolean supportsDataType(DataType type) {
     try {
       SparkToArrow.toArrowField("c", type, true);
@@ -124,8 +128,7 @@ public final class FlightSqlDataSource
       SaveMode mode,
       scala.collection.immutable.Map<String, String> parameters,
       Dataset<Row> data) {
-    Map<String, String> options =
-        withSessionConf(sqlContext.sparkSession(), CollectionConverters.asJava(parameters));
+    Map<String, String> options = withSessionConf(sqlContext.sparkSession(), toJava(parameters));
     FlightSqlSaveMode.save(
         FlightSqlWriteConfig.from(options),
         options,
@@ -143,8 +146,23 @@ public final class FlightSqlDataSource
   private static Map<String, String> withSessionConf(
       SparkSession session, Map<String, String> options) {
     return OptionSources.explicit(options)
-        .withSessionConf(CollectionConverters.asJava(session.conf().getAll()))
+        .withSessionConf(toJava(session.conf().getAll()))
         .merged();
+  }
+
+  /**
+   * A Scala map as a Java one, by its iterator: the only Scala collection API that Scala 2.12 and
+   * 2.13 share in binary form, where Scala 2.13's {@code scala.jdk.javaapi.CollectionConverters}
+   * does not exist on 2.12 and 2.12's {@code JavaConverters} is deprecated on 2.13.
+   */
+  private static Map<String, String> toJava(scala.collection.immutable.Map<String, String> map) {
+    Map<String, String> copy = new LinkedHashMap<>();
+    scala.collection.Iterator<Tuple2<String, String>> entries = map.iterator();
+    while (entries.hasNext()) {
+      Tuple2<String, String> entry = entries.next();
+      copy.put(entry._1(), entry._2());
+    }
+    return copy;
   }
 
   /** What {@link #createRelation} returns: Spark only asks it for its schema. */

@@ -1,0 +1,127 @@
+package io.flightsql.spark.it;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Python virtualenv that the integration tests need, such as one with PySpark 3.5.9 for {@code
+ * spark-submit}: made once in {@code ~/.cache/spark-flightsql/<name>} with exactly the packages
+ * asked for, and reused while it still holds them. The first run downloads the packages (about 400
+ * MB per PySpark) into pip's cache {@code ~/.cache/spark-flightsql/pip}, where pip also keeps the
+ * wheel it builds from PySpark's source archive, so a virtualenv made again later installs from the
+ * cache without the network.
+ *
+ * <p>Without {@code python3} the test that asks is skipped, except in CI, where it fails ({@link
+ * RequiredTool}).
+ */
+final class PythonVirtualenv {
+  /** Lists the packages installed, one a line; a virtualenv without it is made again. */
+  private static final String MARKER = "spark-flightsql-requirements.txt";
+
+  private final Path home;
+
+  private PythonVirtualenv(Path home) {
+    this.home = home;
+  }
+
+  /** A virtualenv with PySpark of this exact version and nothing else. */
+  static PythonVirtualenv pyspark(String version) throws IOException, InterruptedException {
+    return of("pyspark-" + version, List.of("pyspark==" + version));
+  }
+
+  /**
+   * The virtualenv {@code ~/.cache/spark-flightsql/<name>} with these requirements (pip's form,
+   * such as {@code pandas==2.3.3}): reused when it was made with the same list, made now otherwise.
+   * Virtualenvs of different names may be made at the same time.
+   */
+  static PythonVirtualenv of(String name, List<String> requirements)
+      throws IOException, InterruptedException {
+    Path home = TestPaths.userCache().resolve(name);
+    PythonVirtualenv venv = new PythonVirtualenv(home);
+    String wanted = String.join("\n", requirements) + "\n";
+    Path marker = home.resolve(MARKER);
+    if (Files.isExecutable(venv.python())
+        && Files.isRegularFile(marker)
+        && Files.readString(marker, StandardCharsets.UTF_8).equals(wanted)) {
+      return venv;
+    }
+    Path python =
+        RequiredTool.PYTHON3.require("creates the PySpark virtualenvs of the tests in " + home);
+    Files.createDirectories(home.getParent());
+    Path logs = TestPaths.buildDir().resolve("venv");
+    ExternalCommand.Result create =
+        ExternalCommand.run(
+            "venv " + name,
+            List.of(python.toString(), "-m", "venv", "--clear", home.toString()),
+            Map.of(),
+            logs.resolve(name + "-create.log"),
+            Duration.ofMinutes(2));
+    if (create.exitCode() != 0) {
+      fail("python3 -m venv " + home + " failed:\n" + create.tail(30));
+    }
+    System.out.println("Installing " + requirements + " into " + home + " (once)");
+    List<String> install = new ArrayList<>();
+    install.add(home.resolve("bin/pip").toString());
+    install.add("install");
+    install.add("--disable-pip-version-check");
+    install.add("--progress-bar");
+    install.add("off");
+    install.add("--cache-dir");
+    install.add(pipCache().toString());
+    install.addAll(requirements);
+    ExternalCommand.Result installed =
+        ExternalCommand.run(
+            "pip " + name,
+            install,
+            Map.of(),
+            logs.resolve(name + "-install.log"),
+            Duration.ofMinutes(20));
+    if (installed.exitCode() != 0) {
+      fail("pip install " + requirements + " into " + home + " failed:\n" + installed.tail(30));
+    }
+    Files.writeString(marker, wanted, StandardCharsets.UTF_8);
+    return venv;
+  }
+
+  /** pip's download and wheel cache, shared by every virtualenv of the tests. */
+  static Path pipCache() {
+    return TestPaths.userCache().resolve("pip");
+  }
+
+  Path home() {
+    return home;
+  }
+
+  Path python() {
+    return bin("python");
+  }
+
+  /** A program of the virtualenv, such as {@code spark-submit} or {@code spark-class}. */
+  Path bin(String program) {
+    return home.resolve("bin").resolve(program);
+  }
+
+  /**
+   * The environment for PySpark's programs from this virtualenv: this JVM's Java, the virtualenv's
+   * Python for the driver and the workers, and Spark bound to the loopback interface.
+   */
+  Map<String, String> sparkEnvironment() {
+    Map<String, String> environment = new LinkedHashMap<>();
+    environment.put("JAVA_HOME", System.getProperty("java.home"));
+    environment.put("PYSPARK_PYTHON", python().toString());
+    environment.put("PYSPARK_DRIVER_PYTHON", python().toString());
+    environment.put("SPARK_LOCAL_IP", FreePorts.LOOPBACK);
+    environment.put("PATH", home.resolve("bin") + ":" + System.getenv().getOrDefault("PATH", ""));
+    environment.put("VIRTUAL_ENV", home.toString());
+    return environment;
+  }
+}
