@@ -25,7 +25,8 @@ final class SparkPlanningCancellation implements PlanningCancellation {
   private final TaskContext task;
   private final SparkContext driver;
   private final String jobGroup;
-  private boolean schedulerUnreadable;
+  // Per JVM: the scheduler of a Spark without the record (3.5) is unreadable for good; warn once.
+  private static volatile boolean schedulerUnreadable;
 
   private SparkPlanningCancellation(TaskContext task, SparkContext driver, String jobGroup) {
     this.task = task;
@@ -78,8 +79,16 @@ final class SparkPlanningCancellation implements PlanningCancellation {
       return false;
     }
     try {
-      return driver.dagScheduler().cancelledJobGroups().contains(jobGroup);
-    } catch (RuntimeException | LinkageError e) {
+      // Spark 4.0 added the record; Spark 3.5 has none, so it is looked up by name.
+      Object cancelled =
+          driver
+              .dagScheduler()
+              .getClass()
+              .getMethod("cancelledJobGroups")
+              .invoke(driver.dagScheduler());
+      return (Boolean)
+          cancelled.getClass().getMethod("contains", Object.class).invoke(cancelled, jobGroup);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       schedulerUnreadable = true;
       LOG.warn(
           "Cannot read Spark's cancelled job groups ({}); a cancelled job group stops the planning"
