@@ -4,6 +4,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
@@ -40,6 +41,8 @@ public final class DoPutUpload implements AutoCloseable {
   private final SyncPutListener results = new SyncPutListener();
   private final FlightClient.ClientStreamListener stream;
   private final ByteString preparedHandle;
+  private final long idleTimeoutMillis;
+  private String task = "uploading";
   private boolean ended;
 
   private DoPutUpload(
@@ -53,6 +56,7 @@ public final class DoPutUpload implements AutoCloseable {
     this.server = server;
     this.rpc = rpc;
     this.preparedHandle = preparedHandle;
+    this.idleTimeoutMillis = client.settings().streamIdleTimeoutMillis();
     try {
       this.stream = client.startPut(descriptor, root, results);
     } catch (RuntimeException e) {
@@ -152,6 +156,14 @@ public final class DoPutUpload implements AutoCloseable {
         client, server, "DoPut(CommandPreparedStatementUpdate)", descriptor, root, handle);
   }
 
+  /**
+   * Names the Spark task that uploads, for the error of a stalled upload: {@code "write task 3"}.
+   */
+  public DoPutUpload forTask(String name) {
+    this.task = name;
+    return this;
+  }
+
   /** Sends the root's current contents as one record batch. */
   public void sendBatch() {
     awaitReady();
@@ -169,7 +181,14 @@ public final class DoPutUpload implements AutoCloseable {
    */
   private void awaitReady() {
     long pauseNanos = 10_000L;
+    long start = System.nanoTime();
     while (!stream.isReady() && !results.isCancelled()) {
+      if (idleTimeoutMillis > 0
+          && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis)) {
+        cancelIdle();
+        throw StreamWatch.idle(
+            rpc, server, task + " (the server took no more data)", idleTimeoutMillis, null);
+      }
       if (Thread.interrupted()) {
         Thread.currentThread().interrupt();
         throw FlightErrors.rpcFailed(
@@ -190,8 +209,26 @@ public final class DoPutUpload implements AutoCloseable {
     try {
       stream.completed();
       long count = -1;
-      PutResult result;
-      while ((result = results.read()) != null) {
+      while (true) {
+        PutResult result;
+        try (StreamWatch watch = StreamWatch.start(idleTimeoutMillis, this::cancelIdle)) {
+          try {
+            result = results.read();
+          } catch (java.util.concurrent.ExecutionException e) {
+            if (watch.fired()) {
+              throw StreamWatch.idle(
+                  rpc,
+                  server,
+                  task + " (waiting for the server to acknowledge the upload)",
+                  idleTimeoutMillis,
+                  e.getCause());
+            }
+            throw e;
+          }
+        }
+        if (result == null) {
+          break;
+        }
         try (PutResult r = result) {
           count = recordCount(r, count);
         }
@@ -225,6 +262,21 @@ public final class DoPutUpload implements AutoCloseable {
       return DoPutUpdateResult.parseFrom(bytes).getRecordCount();
     } catch (InvalidProtocolBufferException e) {
       return previous;
+    }
+  }
+
+  /**
+   * Cancels the call after option {@code streamIdleTimeout} passed with nothing from the server.
+   */
+  private void cancelIdle() {
+    ended = true;
+    try {
+      stream.error(
+          CallStatus.CANCELLED
+              .withDescription("the server sent nothing within option 'streamIdleTimeout'")
+              .toRuntimeException());
+    } catch (RuntimeException e) {
+      // The call is already over; the waiting side sees why.
     }
   }
 

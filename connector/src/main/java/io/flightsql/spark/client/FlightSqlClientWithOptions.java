@@ -2,11 +2,7 @@ package io.flightsql.spark.client;
 
 import java.util.Collections;
 import java.util.Iterator;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
@@ -42,18 +38,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline. A DoGet would
  * be cut off mid-stream by a deadline, so it is bounded only until its first message (the schema)
- * arrives. A DoPut's length depends on the data, so it has none.
+ * arrives (and by option {@code streamIdleTimeout}, the shorter of the two ending the wait). A
+ * DoPut's length depends on the data, so it has none. Planning calls that fail with UNAVAILABLE are
+ * retried ({@link Retries}); nothing else is.
  */
 final class FlightSqlClientWithOptions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlClientWithOptions.class);
-
-  private static final ScheduledExecutorService TIMERS =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "flightsql-call-timeouts");
-            t.setDaemon(true);
-            return t;
-          });
 
   private final FlightUri target;
   private final CallState state;
@@ -75,12 +65,16 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     return target;
   }
 
+  ConnectionSettings settings() {
+    return state.settings();
+  }
+
   FlightInfo execute(String query) {
-    return call(() -> sql.execute(query, deadline()));
+    return idempotent("GetFlightInfo", () -> sql.execute(query, deadline()));
   }
 
   SchemaResult getExecuteSchema(String query) {
-    return call(() -> sql.getExecuteSchema(query, deadline()));
+    return idempotent("GetSchema", () -> sql.getExecuteSchema(query, deadline()));
   }
 
   FlightSqlClient.PreparedStatement prepare(String query) {
@@ -88,11 +82,18 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   }
 
   FlightInfo getSqlInfo() {
-    return call(() -> sql.getSqlInfo(new int[0], deadline()));
+    return idempotent("GetFlightInfo(GetSqlInfo)", () -> sql.getSqlInfo(new int[0], deadline()));
   }
 
   FlightInfo getTables(String catalog, String schema, String table) {
-    return call(() -> sql.getTables(catalog, schema, table, null, false, deadline()));
+    return idempotent(
+        "GetFlightInfo(GetTables)",
+        () -> sql.getTables(catalog, schema, table, null, false, deadline()));
+  }
+
+  /** A planning call, which changes nothing on the server: retried on UNAVAILABLE. */
+  private <T> T idempotent(String rpc, Supplier<T> rpcCall) {
+    return Retries.idempotent(rpc, target, state.settings().maxRetries(), () -> call(rpcCall));
   }
 
   long executeUpdate(String statement, byte[] transactionId) {
@@ -155,29 +156,25 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
 
   private FlightStream openStream(Ticket ticket) {
     FlightStream stream = client.getStream(ticket);
-    long timeout = state.settings().callTimeoutMillis();
-    AtomicBoolean answered = new AtomicBoolean();
-    AtomicBoolean timedOut = new AtomicBoolean();
-    ScheduledFuture<?> timer = null;
-    if (timeout > 0) {
-      timer =
-          TIMERS.schedule(
-              () -> {
-                if (!answered.get()) {
-                  timedOut.set(true);
-                  stream.cancel("no answer within callTimeout", null);
-                }
-              },
-              timeout,
-              TimeUnit.MILLISECONDS);
-    }
-    try {
-      stream.getSchema();
-      answered.set(true);
-      return stream;
-    } catch (RuntimeException e) {
-      closeQuietly(stream, e);
-      if (timedOut.get()) {
+    // Both bound the wait for the first message; the shorter one is named when it ends it.
+    long callTimeout = state.settings().callTimeoutMillis();
+    long idleTimeout = state.settings().streamIdleTimeoutMillis();
+    boolean idleFirst = idleTimeout > 0 && (callTimeout <= 0 || idleTimeout < callTimeout);
+    long timeout = idleFirst ? idleTimeout : callTimeout;
+    try (StreamWatch watch =
+        StreamWatch.start(timeout, () -> stream.cancel("no answer within the timeout", null))) {
+      try {
+        stream.getSchema();
+        return stream;
+      } catch (RuntimeException e) {
+        closeQuietly(stream, e);
+        if (!watch.fired()) {
+          throw e;
+        }
+        if (idleFirst) {
+          throw StreamWatch.idle(
+              "DoGet", target, "waiting for the stream's first message", timeout, e);
+        }
         FlightRuntimeException deadline =
             CallStatus.TIMED_OUT
                 .withDescription(
@@ -185,11 +182,6 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
                 .toRuntimeException();
         deadline.addSuppressed(e);
         throw deadline;
-      }
-      throw e;
-    } finally {
-      if (timer != null) {
-        timer.cancel(false);
       }
     }
   }

@@ -5,13 +5,16 @@ import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.InsecureLocationException;
+import io.flightsql.spark.client.Retries;
 import io.flightsql.spark.client.StreamSchemas;
+import io.flightsql.spark.client.StreamWatch;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -57,6 +60,22 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   /** Where {@link #stream} comes from, for error messages. */
   private FlightUri streamTarget;
 
+  /** The servers and ticket of {@link #stream}, to open it again once after UNAVAILABLE. */
+  private List<FlightUri> streamTargets;
+
+  private Ticket streamTicket;
+
+  /** Record batches of {@link #stream} handed to Spark; a stream is retried only before any. */
+  private int streamBatches;
+
+  /** Whether this partition has used its one retry of a DoGet that failed with UNAVAILABLE. */
+  private boolean retried;
+
+  /** Which endpoint of a client-side partition's query {@link #stream} reads, from 1. */
+  private int endpointNumber;
+
+  private int queryEndpoints;
+
   private int streams;
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
@@ -77,11 +96,14 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       if (partition.isQuery()) {
         FlightInfo info = session.execute(partition.query());
         pending.addAll(info.getEndpoints());
+        queryEndpoints = pending.size();
         LOG.debug("Partition {}: its query has {} endpoint(s)", partition.index(), pending.size());
         openNextEndpoint();
       } else {
-        this.streamTarget = partition.targets().get(0);
-        this.stream = openStream();
+        streamTargets = partition.targets();
+        streamTicket = new Ticket(partition.ticket());
+        this.streamTarget = streamTargets.get(0);
+        this.stream = openWithRetry();
         streams = 1;
       }
     } catch (RuntimeException e) {
@@ -96,15 +118,85 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     if (endpoint == null) {
       return;
     }
-    List<FlightUri> targets = session.targets(endpoint);
-    streamTarget = targets.get(0);
-    stream = session.stream(targets, endpoint.getTicket());
+    streamTargets = session.targets(endpoint);
+    streamTicket = endpoint.getTicket();
+    streamTarget = streamTargets.get(0);
+    endpointNumber++;
+    stream = openWithRetry();
     streams++;
   }
 
-  private FlightStream openStream() {
+  /**
+   * Opens the current stream; after UNAVAILABLE from every location (a server restarting between
+   * planning and reading), once more after a pause.
+   */
+  private FlightStream openWithRetry() {
+    streamBatches = 0;
     try {
-      return session.stream(partition.targets(), new Ticket(partition.ticket()));
+      return openStream(streamTargets);
+    } catch (FlightSqlConnectorException e) {
+      if (!mayRetry(e)) {
+        throw e;
+      }
+      try {
+        return openStream(streamTargets);
+      } catch (FlightSqlConnectorException second) {
+        second.addSuppressed(e);
+        throw second;
+      }
+    }
+  }
+
+  /**
+   * Whether a DoGet that failed may be tried again now: UNAVAILABLE, before any batch of the stream
+   * reached Spark, and the partition's one retry not used yet. Waits before saying yes.
+   */
+  private boolean mayRetry(RuntimeException e) {
+    if (retried || streamBatches > 0 || !FlightErrors.isUnavailable(e)) {
+      return false;
+    }
+    retried = true;
+    LOG.warn(
+        "Partition {}: DoGet failed with UNAVAILABLE before any batch reached Spark; trying once"
+            + " more: {}",
+        partition.index(),
+        e.getMessage());
+    return Retries.pauseBeforeStreamRetry(streamTarget);
+  }
+
+  /**
+   * Opens the stream again after it failed with UNAVAILABLE before its first batch, starting with
+   * the endpoint's other locations.
+   */
+  private void reopenAfterUnavailable(RuntimeException failure) {
+    FlightStream failed = stream;
+    stream = null;
+    boundRoot = null;
+    try {
+      failed.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
+    List<FlightUri> order = new ArrayList<>(streamTargets);
+    if (order.remove(streamTarget)) {
+      order.add(streamTarget);
+    }
+    streamTargets = order;
+    streamTarget = order.get(0);
+    try {
+      stream = openStream(order);
+    } catch (FlightSqlConnectorException second) {
+      second.addSuppressed(failure);
+      throw second;
+    }
+  }
+
+  private FlightStream openStream(List<FlightUri> targets) {
+    if (partition.isQuery()) {
+      return session.stream(targets, streamTicket);
+    }
+    try {
+      return session.stream(targets, streamTicket);
     } catch (FlightSqlConnectorException e) {
       if (!mayBeSpentTicket(e)) {
         throw e;
@@ -161,7 +253,10 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         throw first;
       }
       FlightEndpoint endpoint = info.getEndpoints().get(0);
-      return session.stream(session.targets(endpoint), endpoint.getTicket());
+      streamTargets = session.targets(endpoint);
+      streamTicket = endpoint.getTicket();
+      streamTarget = streamTargets.get(0);
+      return session.stream(streamTargets, streamTicket);
     } catch (FlightSqlConnectorException second) {
       if (second != first) {
         second.addSuppressed(first);
@@ -173,20 +268,54 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   @Override
   public boolean next() {
     while (stream != null) {
+      FlightStream current = stream;
       boolean more;
-      try {
-        more = stream.next();
-      } catch (RuntimeException e) {
-        throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+      try (StreamWatch watch =
+          StreamWatch.start(
+              config.connection().streamIdleTimeoutMillis(),
+              () -> current.cancel("option 'streamIdleTimeout' passed", null))) {
+        try {
+          more = current.next();
+        } catch (RuntimeException e) {
+          if (watch.fired()) {
+            throw idle(watch, e);
+          }
+          if (mayRetry(e)) {
+            reopenAfterUnavailable(e);
+            continue;
+          }
+          throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+        }
+        if (watch.fired()) {
+          throw idle(watch, null);
+        }
       }
       if (more) {
         load(stream.getRoot());
+        streamBatches++;
         return true;
       }
       closeStream();
       openNextEndpoint();
     }
     return false;
+  }
+
+  private FlightSqlConnectorException idle(StreamWatch watch, RuntimeException cause) {
+    String what =
+        "reading partition "
+            + partition.index()
+            + (partition.isQuery()
+                ? " (endpoint " + endpointNumber + " of " + queryEndpoints + " of its query)"
+                : " (endpoint "
+                    + (partition.index() + 1)
+                    + " of "
+                    + partition.endpointCount()
+                    + ")")
+            + " after "
+            + streamBatches
+            + " record batch(es) of its stream";
+    return StreamWatch.idle("DoGet", streamTarget, what, watch.timeoutMillis(), cause);
   }
 
   private void load(VectorSchemaRoot root) {

@@ -20,6 +20,7 @@ import org.apache.arrow.flight.Location;
  * @param endpointLocations the locations every endpoint advertises; empty for this server
  * @param middleware the caller's middleware, installed ahead of the server's own, in this order
  * @param actionObservers told each action's type before it runs, in this order
+ * @param doGetPacing the pause before each DoGet batch and the observers of cancelled DoGets
  */
 record ServerConfiguration(
     String host,
@@ -38,7 +39,8 @@ record ServerConfiguration(
     boolean sessions,
     List<Location> endpointLocations,
     List<ExtraMiddleware<?>> middleware,
-    List<BiConsumer<FlightProducer.CallContext, String>> actionObservers) {
+    List<BiConsumer<FlightProducer.CallContext, String>> actionObservers,
+    DoGetPacing doGetPacing) {
 
   ServerConfiguration {
     settings = List.copyOf(settings);
@@ -107,7 +109,8 @@ record ServerConfiguration(
         + middleware.size()
         + " extra middleware, "
         + actionObservers.size()
-        + " action observers"
+        + " action observers, DoGet batch delay "
+        + doGetPacing.batchDelay()
         + "]";
   }
 }

@@ -77,7 +77,8 @@ final class ServerStartup {
               config.endpoints(),
               config.batchRows(),
               config.endpointLocations(),
-              config.actionObservers());
+              config.actionObservers(),
+              config.doGetPacing());
       ServerAuthenticator authenticator =
           config.password() == null && config.bearerToken() == null
               ? null
