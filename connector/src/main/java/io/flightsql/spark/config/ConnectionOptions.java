@@ -109,8 +109,9 @@ public final class ConnectionOptions {
           .description(
               "The deadline of each call to the server; none by default. A DoGet (the reading of"
                   + " a partition) is bounded until its first message (the schema) arrives, not"
-                  + " for the whole stream; an upload (DoPut) is not bounded, as its length"
-                  + " depends on the data. A call past it fails with DEADLINE_EXCEEDED.");
+                  + " for the whole stream (`streamIdleTimeout` bounds each wait for its next"
+                  + " batch); an upload (DoPut) is not bounded, as its length depends on the data."
+                  + " A call past it fails with DEADLINE_EXCEEDED.");
 
   public static final OptionSpec<Duration> KEEP_ALIVE_TIME =
       OptionTypes.durationOrOff("keepAliveTime", SCOPE)
@@ -131,8 +132,8 @@ public final class ConnectionOptions {
           .description(
               "How many times a planning call (GetFlightInfo, GetSchema, GetSqlInfo, GetTables)"
                   + " that fails with UNAVAILABLE (server restarting, connection refused or reset)"
-                  + " is tried again, after an exponential back-off with jitter (about 0.5 s, 1 s,"
-                  + " 2 s, ... up to 10 s). `0` turns retries off. Statements, uploads (DoPut) and"
+                  + " is tried again, after an exponential back-off with jitter (0.25 to 0.5 s,"
+                  + " then 0.5 to 1 s, 1 to 2 s, ..., at most 10 s). `0` turns retries off. Statements, uploads (DoPut) and"
                   + " transactions are never retried, as they are not idempotent; a partition's"
                   + " DoGet that fails with UNAVAILABLE before any of its rows reached Spark is"
                   + " tried once more, on the endpoint's other locations first.");
