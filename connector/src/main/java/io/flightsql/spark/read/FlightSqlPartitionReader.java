@@ -133,18 +133,53 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private FlightStream openWithRetry() {
     streamBatches = 0;
     try {
-      return openStream(streamTargets);
-    } catch (FlightSqlConnectorException e) {
-      if (!mayRetry(e)) {
-        throw e;
-      }
       try {
         return openStream(streamTargets);
-      } catch (FlightSqlConnectorException second) {
-        second.addSuppressed(e);
-        throw second;
+      } catch (FlightSqlConnectorException e) {
+        if (!mayRetry(e)) {
+          throw e;
+        }
+        try {
+          return openStream(streamTargets);
+        } catch (FlightSqlConnectorException second) {
+          second.addSuppressed(e);
+          throw second;
+        }
       }
+    } catch (FlightSqlConnectorException e) {
+      throw namingThePartition(e);
     }
+  }
+
+  /**
+   * The client, which opens the stream, knows no partition: a stream that stayed silent from the
+   * start is reported again naming this one.
+   */
+  private FlightSqlConnectorException namingThePartition(FlightSqlConnectorException e) {
+    if (!"TIMED_OUT".equals(e.statusCode())
+        || !String.valueOf(e.serverMessage()).contains("'streamIdleTimeout'")) {
+      return e;
+    }
+    FlightSqlConnectorException named =
+        StreamWatch.idle(
+            "DoGet",
+            streamTarget,
+            "waiting for the first message of " + describe(),
+            config.connection().streamIdleTimeoutMillis(),
+            e.getCause());
+    for (Throwable suppressed : e.getSuppressed()) {
+      named.addSuppressed(suppressed);
+    }
+    return named;
+  }
+
+  /** {@code partition 3 (endpoint 4 of 8)}, for messages. */
+  private String describe() {
+    return "partition "
+        + partition.index()
+        + (partition.isQuery()
+            ? " (endpoint " + endpointNumber + " of " + queryEndpoints + " of its query)"
+            : " (endpoint " + (partition.index() + 1) + " of " + partition.endpointCount() + ")");
   }
 
   /**
@@ -303,18 +338,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
 
   private FlightSqlConnectorException idle(StreamWatch watch, RuntimeException cause) {
     String what =
-        "reading partition "
-            + partition.index()
-            + (partition.isQuery()
-                ? " (endpoint " + endpointNumber + " of " + queryEndpoints + " of its query)"
-                : " (endpoint "
-                    + (partition.index() + 1)
-                    + " of "
-                    + partition.endpointCount()
-                    + ")")
-            + " after "
-            + streamBatches
-            + " record batch(es) of its stream";
+        "reading " + describe() + " after " + streamBatches + " record batch(es) of its stream";
     return StreamWatch.idle("DoGet", streamTarget, what, watch.timeoutMillis(), cause);
   }
 
