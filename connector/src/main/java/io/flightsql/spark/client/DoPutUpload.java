@@ -45,6 +45,11 @@ public final class DoPutUpload implements AutoCloseable {
   private String task = "uploading";
   private boolean ended;
 
+  /**
+   * What the upload was waiting for when option {@code streamIdleTimeout} cancelled it, or null.
+   */
+  private volatile String idleWait;
+
   private DoPutUpload(
       FlightSqlClientWithOptions client,
       FlightUri server,
@@ -185,9 +190,8 @@ public final class DoPutUpload implements AutoCloseable {
     while (!stream.isReady() && !results.isCancelled()) {
       if (idleTimeoutMillis > 0
           && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis)) {
-        cancelIdle();
-        throw StreamWatch.idle(
-            rpc, server, task + " (the server took no more data)", idleTimeoutMillis, null);
+        cancelIdle("the server took no more data");
+        throw idleError(null);
       }
       if (Thread.interrupted()) {
         Thread.currentThread().interrupt();
@@ -210,21 +214,16 @@ public final class DoPutUpload implements AutoCloseable {
       stream.completed();
       long count = -1;
       while (true) {
+        // Not a try-with-resources: javac's "try" lint refuses a resource the body never names.
+        StreamWatch watch =
+            StreamWatch.start(
+                idleTimeoutMillis,
+                () -> cancelIdle("waiting for the server to acknowledge the upload"));
         PutResult result;
-        try (StreamWatch watch = StreamWatch.start(idleTimeoutMillis, this::cancelIdle)) {
-          try {
-            result = results.read();
-          } catch (java.util.concurrent.ExecutionException e) {
-            if (watch.fired()) {
-              throw StreamWatch.idle(
-                  rpc,
-                  server,
-                  task + " (waiting for the server to acknowledge the upload)",
-                  idleTimeoutMillis,
-                  e.getCause());
-            }
-            throw e;
-          }
+        try {
+          result = results.read();
+        } finally {
+          watch.close();
         }
         if (result == null) {
           break;
@@ -237,6 +236,9 @@ public final class DoPutUpload implements AutoCloseable {
       return count;
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (idleWait != null) {
+        throw idleError(cause);
+      }
       throw FlightErrors.rpcFailed(
           rpc,
           server,
@@ -265,10 +267,16 @@ public final class DoPutUpload implements AutoCloseable {
     }
   }
 
+  /** The error of an upload that option {@code streamIdleTimeout} cancelled. */
+  private FlightSqlConnectorException idleError(Throwable cause) {
+    return StreamWatch.idle(rpc, server, task + " (" + idleWait + ")", idleTimeoutMillis, cause);
+  }
+
   /**
    * Cancels the call after option {@code streamIdleTimeout} passed with nothing from the server.
    */
-  private void cancelIdle() {
+  private void cancelIdle(String waitingFor) {
+    idleWait = waitingFor;
     ended = true;
     try {
       stream.error(
@@ -301,6 +309,9 @@ public final class DoPutUpload implements AutoCloseable {
    * and its status is in the put listener.
    */
   private FlightSqlConnectorException failure(RuntimeException e) {
+    if (idleWait != null) {
+      return idleError(e);
+    }
     RuntimeException cause = e;
     try {
       results.getResult();

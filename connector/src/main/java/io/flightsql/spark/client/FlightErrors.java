@@ -83,7 +83,8 @@ public final class FlightErrors {
               + " permissions on the server";
         case TIMED_OUT:
           return "The call passed its deadline (gRPC DEADLINE_EXCEEDED); option 'callTimeout'"
-              + " sets it: raise it, or leave it unset for no deadline";
+              + " sets it (when unset, calls other than queries and statements get"
+              + " 'streamIdleTimeout'): raise it, or leave it unset for no deadline";
         default:
           return "";
       }

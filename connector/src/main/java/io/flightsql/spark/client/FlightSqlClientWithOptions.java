@@ -36,11 +36,12 @@ import org.slf4j.LoggerFactory;
  * the first call; and, when the server refuses a token (UNAUTHENTICATED), logs in again and retries
  * that call once. Not thread-safe, like its session.
  *
- * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline. A DoGet would
- * be cut off mid-stream by a deadline, so it is bounded only until its first message (the schema)
- * arrives (and by option {@code streamIdleTimeout}, the shorter of the two ending the wait). A
- * DoPut's length depends on the data, so it has none. Planning calls that fail with UNAVAILABLE are
- * retried ({@link Retries}); nothing else is.
+ * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline; those that are
+ * not queries or statements get {@code streamIdleTimeout} when {@code callTimeout} is unset. A
+ * DoGet would be cut off mid-stream by a deadline, so it is bounded only until its first message
+ * (the schema) arrives (and by option {@code streamIdleTimeout}, the shorter of the two ending the
+ * wait). A DoPut's length depends on the data, so it has none. Planning calls that fail with
+ * UNAVAILABLE are retried ({@link Retries}); nothing else is.
  */
 final class FlightSqlClientWithOptions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlClientWithOptions.class);
@@ -74,21 +75,22 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   }
 
   SchemaResult getExecuteSchema(String query) {
-    return idempotent("GetSchema", () -> sql.getExecuteSchema(query, deadline()));
+    return idempotent("GetSchema", () -> sql.getExecuteSchema(query, boundedDeadline()));
   }
 
   FlightSqlClient.PreparedStatement prepare(String query) {
-    return call(() -> sql.prepare(query, deadline()));
+    return call(() -> sql.prepare(query, boundedDeadline()));
   }
 
   FlightInfo getSqlInfo() {
-    return idempotent("GetFlightInfo(GetSqlInfo)", () -> sql.getSqlInfo(new int[0], deadline()));
+    return idempotent(
+        "GetFlightInfo(GetSqlInfo)", () -> sql.getSqlInfo(new int[0], boundedDeadline()));
   }
 
   FlightInfo getTables(String catalog, String schema, String table) {
     return idempotent(
         "GetFlightInfo(GetTables)",
-        () -> sql.getTables(catalog, schema, table, null, false, deadline()));
+        () -> sql.getTables(catalog, schema, table, null, false, boundedDeadline()));
   }
 
   /** A planning call, which changes nothing on the server: retried on UNAVAILABLE. */
@@ -106,13 +108,13 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   }
 
   byte[] beginTransaction() {
-    return call(() -> sql.beginTransaction(deadline()).getTransactionId());
+    return call(() -> sql.beginTransaction(boundedDeadline()).getTransactionId());
   }
 
   void commit(byte[] transactionId) {
     call(
         () -> {
-          sql.commit(new FlightSqlClient.Transaction(transactionId), deadline());
+          sql.commit(new FlightSqlClient.Transaction(transactionId), boundedDeadline());
           return null;
         });
   }
@@ -120,13 +122,13 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   void rollback(byte[] transactionId) {
     call(
         () -> {
-          sql.rollback(new FlightSqlClient.Transaction(transactionId), deadline());
+          sql.rollback(new FlightSqlClient.Transaction(transactionId), boundedDeadline());
           return null;
         });
   }
 
   SetSessionOptionsResult setSessionOptions(SetSessionOptionsRequest request) {
-    return call(() -> client.setSessionOptions(request, deadline()));
+    return call(() -> client.setSessionOptions(request, boundedDeadline()));
   }
 
   /** Runs an action and reads its whole answer, so that failures surface here. */
@@ -134,7 +136,7 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     return call(
         () -> {
           java.util.List<Result> results = new java.util.ArrayList<>();
-          Iterator<Result> answer = client.doAction(action, deadline());
+          Iterator<Result> answer = client.doAction(action, boundedDeadline());
           answer.forEachRemaining(results::add);
           return results;
         });
@@ -184,6 +186,23 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
         throw deadline;
       }
     }
+  }
+
+  /**
+   * The deadline of calls whose answer takes the server no work proportional to the data (metadata,
+   * transactions, prepared statements, session options): {@code callTimeout}, else {@code
+   * streamIdleTimeout}, so that such a call on a connection that stopped carrying bytes fails
+   * instead of waiting for ever. Queries (GetFlightInfo) and statements, which may run for long,
+   * have {@code callTimeout} only.
+   */
+  private CallOption[] boundedDeadline() {
+    long timeout = state.settings().callTimeoutMillis();
+    if (timeout <= 0) {
+      timeout = state.settings().streamIdleTimeoutMillis();
+    }
+    return timeout > 0
+        ? new CallOption[] {CallOptions.timeout(timeout, TimeUnit.MILLISECONDS)}
+        : new CallOption[0];
   }
 
   private CallOption[] deadline() {

@@ -20,7 +20,10 @@ public final class ReadWriteOptions {
                   + " waiting for the server to take more data or to acknowledge it. The task then"
                   + " fails with an error naming this option, the server and the partition, and"
                   + " Spark's task retry reads or writes the partition again. A slow but steady"
-                  + " stream is never cut, however long it takes in total. `0` waits forever.");
+                  + " stream is never cut, however long it takes in total. Unless `callTimeout` is"
+                  + " set, it is also the deadline of the calls that are neither queries nor"
+                  + " statements (metadata, transactions, prepared statements), so that a"
+                  + " connection that stopped carrying bytes fails them too. `0` waits forever.");
 
   /** The value of option {@code dialect} that lets the connector choose from the server's name. */
   public static final String AUTO_DIALECT = "auto";

@@ -53,6 +53,7 @@ class ToxiproxyIT {
 
   private static final int ROWS = 50_000;
   private static final long ID_SUM = (long) ROWS * (ROWS - 1) / 2;
+  private static final int STALL_ROWS = 20_000;
 
   /**
    * How long reads here may bring nothing. Above what a bandwidth limit of 300 KB/s makes a stream
@@ -86,7 +87,8 @@ class ToxiproxyIT {
             + ") r(i);\n"
             + "CREATE TABLE t_small AS SELECT * FROM t WHERE id < 5000;\n"
             + "CREATE TABLE w_atomic (id BIGINT, s VARCHAR);\n"
-            + "CREATE TABLE w_plain (id BIGINT, s VARCHAR);\n");
+            + "CREATE TABLE w_plain (id BIGINT, s VARCHAR);\n"
+            + "CREATE TABLE w_stall (id BIGINT, s VARCHAR);\n");
     server = startServer(0);
     serverPort = server.port();
     spark = SparkSessions.local("ToxiproxyIT", "local[2,4]");
@@ -262,7 +264,7 @@ class ToxiproxyIT {
     long start = System.nanoTime();
     CALLS.clear();
     CompletableFuture<Row> result = CompletableFuture.supplyAsync(() -> totals(read()));
-    awaitDoGet();
+    awaitCall("DoGet");
     sleep(500);
     CompletableFuture<DuckDbFlightSqlServer> restarted = restart(0);
     server = restarted.get(60, TimeUnit.SECONDS);
@@ -271,10 +273,10 @@ class ToxiproxyIT {
     assertExact(totals);
   }
 
-  /** Waits until the server has a DoGet under way: the read has begun. */
-  private static void awaitDoGet() throws InterruptedException {
+  /** Waits until the server has a call of {@code method} under way: a read or upload has begun. */
+  private static void awaitCall(String method) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (CALLS.calls().stream().noneMatch(c -> c.method().equals("DoGet"))
+    while (CALLS.calls().stream().noneMatch(c -> c.method().equals(method))
         && System.nanoTime() < deadline) {
       sleep(10);
     }
@@ -361,6 +363,70 @@ class ToxiproxyIT {
             + " distinct",
         start);
     return outcome;
+  }
+
+  @Test
+  void aStallMidWriteFailsTheTaskWithinStreamIdleTimeoutAndTheRetryWritesItOnce() throws Exception {
+    // 20,000 rows at 100 KB/s: uploads of several seconds, for the stall to fall into.
+    TOXIPROXY.addToxic(proxy, "slow-up", "bandwidth", "upstream", Map.of("rate", 100L));
+    List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    org.apache.spark.scheduler.SparkListener listener =
+        new org.apache.spark.scheduler.SparkListener() {
+          @Override
+          public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+            if (end.reason() instanceof org.apache.spark.ExceptionFailure failure) {
+              failures.add(failure.toErrorString());
+            }
+          }
+        };
+    spark.sparkContext().addSparkListener(listener);
+    CALLS.clear();
+    long start = System.nanoTime();
+    try {
+      CompletableFuture<Void> write =
+          CompletableFuture.runAsync(
+              () ->
+                  spark
+                      .range(0, STALL_ROWS, 1, 4)
+                      .selectExpr("id", "concat('row-', CAST(id AS STRING)) AS s")
+                      .write()
+                      .format("flightsql")
+                      .option("uri", uri)
+                      .option("dbtable", "w_stall")
+                      .option("atomic", "true")
+                      .option("streamIdleTimeout", STALL_TIMEOUT)
+                      .option("batchSize", "2048")
+                      .mode("append")
+                      .save());
+      awaitCall("DoPut");
+      sleep(300);
+      // Stops every byte to the server; the connection stays open.
+      TOXIPROXY.addToxic(proxy, "stall", "timeout", "upstream", Map.of("timeout", 0L));
+      long stalled = System.nanoTime();
+      long deadline = stalled + TimeUnit.SECONDS.toNanos(60);
+      while (failures.isEmpty() && !write.isDone() && System.nanoTime() < deadline) {
+        sleep(10);
+      }
+      long failedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalled);
+      TOXIPROXY.removeToxic(proxy, "stall");
+      TOXIPROXY.removeToxic(proxy, "slow-up");
+      write.get(120, TimeUnit.SECONDS);
+      String first = failures.isEmpty() ? "(none)" : failures.get(0);
+      report(
+          "stall mid-write (streamIdleTimeout=" + STALL_TIMEOUT + "), atomic=true",
+          "task failed "
+              + failedAfter
+              + " ms into the stall: "
+              + first.substring(0, Math.min(400, first.length()))
+              + "; retry wrote the rows once",
+          start);
+      // The upload (DoPut) or, when it had sent everything, the transaction's end.
+      assertThat(first).contains("failed for " + uri).contains("'streamIdleTimeout'");
+      assertThat(counts("w_stall"))
+          .containsExactly(STALL_ROWS, STALL_ROWS, (long) STALL_ROWS * (STALL_ROWS - 1) / 2);
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+    }
   }
 
   /** count, count(distinct id), sum(id) of a table, asked of DuckDB directly. */
