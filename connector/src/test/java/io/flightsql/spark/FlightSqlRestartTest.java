@@ -128,7 +128,7 @@ class FlightSqlRestartTest {
   void aPartitionIsReadOnceMoreWhenTheServerRestartsBetweenPlanningAndReading() throws Exception {
     JavaRDD<Row> planned = read(server.uri()).load().javaRDD();
     // javaRDD() has planned the partitions (GetFlightInfo); now the server goes away.
-    CompletableFuture<DuckDbFlightSqlServer> restarted = restartAfter(100);
+    CompletableFuture<DuckDbFlightSqlServer> restarted = restartAfter(300);
     long start = System.nanoTime();
     List<Row> rows = planned.collect();
     server = restarted.get(30, TimeUnit.SECONDS);

@@ -155,6 +155,8 @@ class FlightSqlStallTest {
                 }
               });
       awaitDoGetStarted();
+      // Only cancellations from now on are this job's.
+      CANCELLED.clear();
       long cancelled = System.nanoTime();
       System.out.println("Cancelling job group at " + java.time.Instant.now());
       spark.sparkContext().cancelJobGroup("stall-test");

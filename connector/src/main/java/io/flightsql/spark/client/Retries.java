@@ -41,7 +41,8 @@ public final class Retries {
   public static boolean pauseBeforeStreamRetry(FlightUri target) {
     FlightChannels.resetBackoff(target);
     try {
-      TimeUnit.MILLISECONDS.sleep(delayMillis(2, ThreadLocalRandom.current().nextDouble()));
+      // 1 to 2 s: about what a restarting server needs to listen again.
+      TimeUnit.MILLISECONDS.sleep(delayMillis(3, ThreadLocalRandom.current().nextDouble()));
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -136,7 +136,7 @@ public final class ConnectionOptions {
                   + " then 0.5 to 1 s, 1 to 2 s, ..., at most 10 s). `0` turns retries off. Statements, uploads (DoPut) and"
                   + " transactions are never retried, as they are not idempotent; a partition's"
                   + " DoGet that fails with UNAVAILABLE before any of its rows reached Spark is"
-                  + " tried once more, on the endpoint's other locations first.");
+                  + " tried once more after 1 to 2 s, on the endpoint's other locations first.");
 
   public static final OptionSpec<Integer> MAX_INBOUND_MESSAGE_SIZE =
       OptionTypes.positiveInt("maxInboundMessageSize", "a positive number of bytes", SCOPE)
