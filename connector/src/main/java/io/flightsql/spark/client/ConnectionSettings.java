@@ -31,6 +31,9 @@ public final class ConnectionSettings implements Serializable {
   private final TreeMap<String, String> headers;
   private final long connectTimeoutMillis;
   private final long callTimeoutMillis;
+  private final long streamIdleTimeoutMillis;
+  private final long keepAliveTimeMillis;
+  private final int maxRetries;
   private final int maxInboundMessageSize;
   private final boolean allowInsecureLocations;
   private final String catalog;
@@ -48,6 +51,9 @@ public final class ConnectionSettings implements Serializable {
     this.headers = new TreeMap<>(b.headers);
     this.connectTimeoutMillis = b.connectTimeoutMillis;
     this.callTimeoutMillis = b.callTimeoutMillis;
+    this.streamIdleTimeoutMillis = b.streamIdleTimeoutMillis;
+    this.keepAliveTimeMillis = b.keepAliveTimeMillis;
+    this.maxRetries = b.maxRetries;
     this.maxInboundMessageSize = b.maxInboundMessageSize;
     this.allowInsecureLocations = b.allowInsecureLocations;
     this.catalog = b.catalog;
@@ -115,6 +121,21 @@ public final class ConnectionSettings implements Serializable {
     return callTimeoutMillis;
   }
 
+  /** How long a stream may bring nothing before it is cancelled, in milliseconds; 0 for ever. */
+  public long streamIdleTimeoutMillis() {
+    return streamIdleTimeoutMillis;
+  }
+
+  /** The gRPC keepalive time of the channel in milliseconds, or 0 for no keepalive pings. */
+  long keepAliveTimeMillis() {
+    return keepAliveTimeMillis;
+  }
+
+  /** How many times a planning call that failed with UNAVAILABLE is tried again. */
+  public int maxRetries() {
+    return maxRetries;
+  }
+
   int maxInboundMessageSize() {
     return maxInboundMessageSize;
   }
@@ -144,7 +165,8 @@ public final class ConnectionSettings implements Serializable {
         clientCertificate,
         clientKey,
         bytes(Long.toString(connectTimeoutMillis)),
-        bytes(Integer.toString(maxInboundMessageSize)));
+        bytes(Integer.toString(maxInboundMessageSize)),
+        bytes(Long.toString(keepAliveTimeMillis)));
   }
 
   /**
@@ -250,6 +272,9 @@ public final class ConnectionSettings implements Serializable {
     private final Map<String, String> headers = new TreeMap<>();
     private long connectTimeoutMillis = 30_000L;
     private long callTimeoutMillis;
+    private long streamIdleTimeoutMillis = 300_000L;
+    private long keepAliveTimeMillis;
+    private int maxRetries = 3;
     private int maxInboundMessageSize = Integer.MAX_VALUE;
     private boolean allowInsecureLocations;
     private String catalog;
@@ -301,6 +326,21 @@ public final class ConnectionSettings implements Serializable {
 
     public Builder callTimeoutMillis(long millis) {
       this.callTimeoutMillis = millis;
+      return this;
+    }
+
+    public Builder streamIdleTimeoutMillis(long millis) {
+      this.streamIdleTimeoutMillis = millis;
+      return this;
+    }
+
+    public Builder keepAliveTimeMillis(long millis) {
+      this.keepAliveTimeMillis = millis;
+      return this;
+    }
+
+    public Builder maxRetries(int retries) {
+      this.maxRetries = retries;
       return this;
     }
 

@@ -4,6 +4,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
@@ -40,7 +41,14 @@ public final class DoPutUpload implements AutoCloseable {
   private final SyncPutListener results = new SyncPutListener();
   private final FlightClient.ClientStreamListener stream;
   private final ByteString preparedHandle;
+  private final long idleTimeoutMillis;
+  private String task = "uploading";
   private boolean ended;
+
+  /**
+   * What the upload was waiting for when option {@code streamIdleTimeout} cancelled it, or null.
+   */
+  private volatile String idleWait;
 
   private DoPutUpload(
       FlightSqlClientWithOptions client,
@@ -53,6 +61,7 @@ public final class DoPutUpload implements AutoCloseable {
     this.server = server;
     this.rpc = rpc;
     this.preparedHandle = preparedHandle;
+    this.idleTimeoutMillis = client.settings().streamIdleTimeoutMillis();
     try {
       this.stream = client.startPut(descriptor, root, results);
     } catch (RuntimeException e) {
@@ -152,6 +161,14 @@ public final class DoPutUpload implements AutoCloseable {
         client, server, "DoPut(CommandPreparedStatementUpdate)", descriptor, root, handle);
   }
 
+  /**
+   * Names the Spark task that uploads, for the error of a stalled upload: {@code "write task 3"}.
+   */
+  public DoPutUpload forTask(String name) {
+    this.task = name;
+    return this;
+  }
+
   /** Sends the root's current contents as one record batch. */
   public void sendBatch() {
     awaitReady();
@@ -169,7 +186,13 @@ public final class DoPutUpload implements AutoCloseable {
    */
   private void awaitReady() {
     long pauseNanos = 10_000L;
+    long start = System.nanoTime();
     while (!stream.isReady() && !results.isCancelled()) {
+      if (idleTimeoutMillis > 0
+          && System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis)) {
+        cancelIdle("the server took no more data");
+        throw idleError(null);
+      }
       if (Thread.interrupted()) {
         Thread.currentThread().interrupt();
         throw FlightErrors.rpcFailed(
@@ -190,8 +213,21 @@ public final class DoPutUpload implements AutoCloseable {
     try {
       stream.completed();
       long count = -1;
-      PutResult result;
-      while ((result = results.read()) != null) {
+      while (true) {
+        // Not a try-with-resources: javac's "try" lint refuses a resource the body never names.
+        StreamWatch watch =
+            StreamWatch.start(
+                idleTimeoutMillis,
+                () -> cancelIdle("waiting for the server to acknowledge the upload"));
+        PutResult result;
+        try {
+          result = results.read();
+        } finally {
+          watch.close();
+        }
+        if (result == null) {
+          break;
+        }
         try (PutResult r = result) {
           count = recordCount(r, count);
         }
@@ -200,6 +236,9 @@ public final class DoPutUpload implements AutoCloseable {
       return count;
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (idleWait != null) {
+        throw idleError(cause);
+      }
       throw FlightErrors.rpcFailed(
           rpc,
           server,
@@ -228,6 +267,27 @@ public final class DoPutUpload implements AutoCloseable {
     }
   }
 
+  /** The error of an upload that option {@code streamIdleTimeout} cancelled. */
+  private FlightSqlConnectorException idleError(Throwable cause) {
+    return StreamWatch.idle(rpc, server, task + " (" + idleWait + ")", idleTimeoutMillis, cause);
+  }
+
+  /**
+   * Cancels the call after option {@code streamIdleTimeout} passed with nothing from the server.
+   */
+  private void cancelIdle(String waitingFor) {
+    idleWait = waitingFor;
+    ended = true;
+    try {
+      stream.error(
+          CallStatus.CANCELLED
+              .withDescription("the server sent nothing within option 'streamIdleTimeout'")
+              .toRuntimeException());
+    } catch (RuntimeException e) {
+      // The call is already over; the waiting side sees why.
+    }
+  }
+
   /** Cancels the upload (the server must not keep its rows), keeping {@code cause} informed. */
   public void abort(Throwable cause) {
     if (ended) {
@@ -249,6 +309,9 @@ public final class DoPutUpload implements AutoCloseable {
    * and its status is in the put listener.
    */
   private FlightSqlConnectorException failure(RuntimeException e) {
+    if (idleWait != null) {
+      return idleError(e);
+    }
     RuntimeException cause = e;
     try {
       results.getResult();

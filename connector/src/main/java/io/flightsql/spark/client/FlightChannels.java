@@ -18,10 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC channels of this JVM, one per server address and transport settings (TLS material,
- * connect timeout, message size), shared by every query planned on the driver and every partition
- * read on an executor with the same ones. A channel is a connection pool and is thread-safe; Flight
- * clients over it are cheap and are made per use, each with its own allocator and credentials.
- * Channels are closed when the JVM (driver or executor) shuts down.
+ * connect timeout, message size, keepalive), shared by every query planned on the driver and every
+ * partition read on an executor with the same ones. A channel is a connection pool and is
+ * thread-safe; Flight clients over it are cheap and are made per use, each with its own allocator
+ * and credentials. Channels are closed when the JVM (driver or executor) shuts down.
  */
 public final class FlightChannels {
   private static final Logger LOG = LoggerFactory.getLogger(FlightChannels.class);
@@ -63,6 +63,13 @@ public final class FlightChannels {
             .withOption(
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int) Math.min(Integer.MAX_VALUE, settings.connectTimeoutMillis()));
+    if (settings.keepAliveTimeMillis() > 0) {
+      // Only while calls are open: servers refuse pings on idle connections by default
+      // (grpc-java's permitKeepAliveWithoutCalls), and a stream waiting is where a dead peer hurts.
+      builder
+          .keepAliveTime(settings.keepAliveTimeMillis(), TimeUnit.MILLISECONDS)
+          .keepAliveWithoutCalls(false);
+    }
     if (target.isTls()) {
       builder.negotiationType(NegotiationType.TLS).sslContext(tls(settings));
     } else {

@@ -52,6 +52,18 @@ public final class FlightErrors {
         && ((FlightRuntimeException) t).status().code() == FlightStatusCode.UNIMPLEMENTED;
   }
 
+  /**
+   * True when the failure is UNAVAILABLE (the server unreachable, restarting, or the connection
+   * reset), whether raw or already wrapped by the connector.
+   */
+  public static boolean isUnavailable(Throwable t) {
+    if (t instanceof FlightSqlConnectorException) {
+      return "UNAVAILABLE".equals(((FlightSqlConnectorException) t).statusCode());
+    }
+    return t instanceof FlightRuntimeException
+        && ((FlightRuntimeException) t).status().code() == FlightStatusCode.UNAVAILABLE;
+  }
+
   private static String hint(Throwable t) {
     if (t instanceof FlightRuntimeException) {
       FlightStatusCode code = ((FlightRuntimeException) t).status().code();
@@ -71,7 +83,8 @@ public final class FlightErrors {
               + " permissions on the server";
         case TIMED_OUT:
           return "The call passed its deadline (gRPC DEADLINE_EXCEEDED); option 'callTimeout'"
-              + " sets it: raise it, or leave it unset for no deadline";
+              + " sets it (when unset, calls other than queries and statements get"
+              + " 'streamIdleTimeout'): raise it, or leave it unset for no deadline";
         default:
           return "";
       }

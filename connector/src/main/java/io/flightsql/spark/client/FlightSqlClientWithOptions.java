@@ -2,11 +2,7 @@ package io.flightsql.spark.client;
 
 import java.util.Collections;
 import java.util.Iterator;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
@@ -45,20 +41,15 @@ import org.slf4j.LoggerFactory;
  * the first call; and, when the server refuses a token (UNAUTHENTICATED), logs in again and retries
  * that call once. Not thread-safe, like its session.
  *
- * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline. A DoGet would
- * be cut off mid-stream by a deadline, so it is bounded only until its first message (the schema)
- * arrives. A DoPut's length depends on the data, so it has none.
+ * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline; those that are
+ * not queries or statements get {@code streamIdleTimeout} when {@code callTimeout} is unset. A
+ * DoGet would be cut off mid-stream by a deadline, so it is bounded only until its first message
+ * (the schema) arrives (and by option {@code streamIdleTimeout}, the shorter of the two ending the
+ * wait). A DoPut's length depends on the data, so it has none. Planning calls that fail with
+ * UNAVAILABLE are retried ({@link Retries}); nothing else is.
  */
 final class FlightSqlClientWithOptions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlClientWithOptions.class);
-
-  private static final ScheduledExecutorService TIMERS =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "flightsql-call-timeouts");
-            t.setDaemon(true);
-            return t;
-          });
 
   private final FlightUri target;
   private final CallState state;
@@ -80,18 +71,22 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     return target;
   }
 
+  ConnectionSettings settings() {
+    return state.settings();
+  }
+
   FlightInfo execute(String query) {
-    return call(() -> sql.execute(query, deadline()));
+    return idempotent("GetFlightInfo", () -> sql.execute(query, deadline()));
   }
 
   /** GetFlightInfo of a query with a deadline of at most {@code capMillis} (0: callTimeout's). */
   FlightInfo execute(String query, long capMillis) {
-    return call(() -> sql.execute(query, deadline(capMillis)));
+    return idempotent("GetFlightInfo", () -> sql.execute(query, deadline(capMillis)));
   }
 
   /** PollFlightInfo with a deadline of at most {@code capMillis} (0: callTimeout's). */
   PollInfo poll(FlightDescriptor descriptor, long capMillis) {
-    return call(() -> client.pollInfo(descriptor, deadline(capMillis)));
+    return idempotent("PollFlightInfo", () -> client.pollInfo(descriptor, deadline(capMillis)));
   }
 
   /** CancelFlightInfo with a deadline of at most {@code capMillis} (0: callTimeout's). */
@@ -107,27 +102,36 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   }
 
   SchemaResult getExecuteSchema(String query) {
-    return call(() -> sql.getExecuteSchema(query, deadline()));
+    return idempotent("GetSchema", () -> sql.getExecuteSchema(query, boundedDeadline()));
   }
 
   FlightSqlClient.PreparedStatement prepare(String query) {
-    return call(() -> sql.prepare(query, deadline()));
+    return call(() -> sql.prepare(query, boundedDeadline()));
   }
 
   FlightInfo getSqlInfo() {
-    return call(() -> sql.getSqlInfo(new int[0], deadline()));
+    return idempotent(
+        "GetFlightInfo(GetSqlInfo)", () -> sql.getSqlInfo(new int[0], boundedDeadline()));
   }
 
   FlightInfo getTables(String catalog, String schema, String table, boolean withSchemas) {
-    return call(() -> sql.getTables(catalog, schema, table, null, withSchemas, deadline()));
+    return idempotent(
+        "GetFlightInfo(GetTables)",
+        () -> sql.getTables(catalog, schema, table, null, withSchemas, boundedDeadline()));
   }
 
   FlightInfo getCatalogs() {
-    return call(() -> sql.getCatalogs(deadline()));
+    return idempotent("GetFlightInfo(GetCatalogs)", () -> sql.getCatalogs(boundedDeadline()));
   }
 
   FlightInfo getSchemas(String catalog) {
-    return call(() -> sql.getSchemas(catalog, null, deadline()));
+    return idempotent(
+        "GetFlightInfo(GetDbSchemas)", () -> sql.getSchemas(catalog, null, boundedDeadline()));
+  }
+
+  /** A planning call, which changes nothing on the server: retried on UNAVAILABLE. */
+  private <T> T idempotent(String rpc, Supplier<T> rpcCall) {
+    return Retries.idempotent(rpc, target, state.settings().maxRetries(), () -> call(rpcCall));
   }
 
   long executeUpdate(String statement, byte[] transactionId) {
@@ -140,13 +144,13 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   }
 
   byte[] beginTransaction() {
-    return call(() -> sql.beginTransaction(deadline()).getTransactionId());
+    return call(() -> sql.beginTransaction(boundedDeadline()).getTransactionId());
   }
 
   void commit(byte[] transactionId) {
     call(
         () -> {
-          sql.commit(new FlightSqlClient.Transaction(transactionId), deadline());
+          sql.commit(new FlightSqlClient.Transaction(transactionId), boundedDeadline());
           return null;
         });
   }
@@ -154,13 +158,13 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
   void rollback(byte[] transactionId) {
     call(
         () -> {
-          sql.rollback(new FlightSqlClient.Transaction(transactionId), deadline());
+          sql.rollback(new FlightSqlClient.Transaction(transactionId), boundedDeadline());
           return null;
         });
   }
 
   SetSessionOptionsResult setSessionOptions(SetSessionOptionsRequest request) {
-    return call(() -> client.setSessionOptions(request, deadline()));
+    return call(() -> client.setSessionOptions(request, boundedDeadline()));
   }
 
   /** Runs an action and reads its whole answer, so that failures surface here. */
@@ -168,7 +172,7 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     return call(
         () -> {
           java.util.List<Result> results = new java.util.ArrayList<>();
-          Iterator<Result> answer = client.doAction(action, deadline());
+          Iterator<Result> answer = client.doAction(action, boundedDeadline());
           answer.forEachRemaining(results::add);
           return results;
         });
@@ -190,29 +194,25 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
 
   private FlightStream openStream(Ticket ticket) {
     FlightStream stream = client.getStream(ticket);
-    long timeout = state.settings().callTimeoutMillis();
-    AtomicBoolean answered = new AtomicBoolean();
-    AtomicBoolean timedOut = new AtomicBoolean();
-    ScheduledFuture<?> timer = null;
-    if (timeout > 0) {
-      timer =
-          TIMERS.schedule(
-              () -> {
-                if (!answered.get()) {
-                  timedOut.set(true);
-                  stream.cancel("no answer within callTimeout", null);
-                }
-              },
-              timeout,
-              TimeUnit.MILLISECONDS);
-    }
-    try {
-      stream.getSchema();
-      answered.set(true);
-      return stream;
-    } catch (RuntimeException e) {
-      closeQuietly(stream, e);
-      if (timedOut.get()) {
+    // Both bound the wait for the first message; the shorter one is named when it ends it.
+    long callTimeout = state.settings().callTimeoutMillis();
+    long idleTimeout = state.settings().streamIdleTimeoutMillis();
+    boolean idleFirst = idleTimeout > 0 && (callTimeout <= 0 || idleTimeout < callTimeout);
+    long timeout = idleFirst ? idleTimeout : callTimeout;
+    try (StreamWatch watch =
+        StreamWatch.start(timeout, () -> stream.cancel("no answer within the timeout", null))) {
+      try {
+        stream.getSchema();
+        return stream;
+      } catch (RuntimeException e) {
+        closeQuietly(stream, e);
+        if (!watch.fired()) {
+          throw e;
+        }
+        if (idleFirst) {
+          throw StreamWatch.idle(
+              "DoGet", target, "waiting for the stream's first message", timeout, e);
+        }
         FlightRuntimeException deadline =
             CallStatus.TIMED_OUT
                 .withDescription(
@@ -221,12 +221,24 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
         deadline.addSuppressed(e);
         throw deadline;
       }
-      throw e;
-    } finally {
-      if (timer != null) {
-        timer.cancel(false);
-      }
     }
+  }
+
+  /**
+   * The deadline of calls whose answer takes the server no work proportional to the data (metadata,
+   * transactions, prepared statements, session options): {@code callTimeout}, else {@code
+   * streamIdleTimeout}, so that such a call on a connection that stopped carrying bytes fails
+   * instead of waiting for ever. Queries (GetFlightInfo) and statements, which may run for long,
+   * have {@code callTimeout} only.
+   */
+  private CallOption[] boundedDeadline() {
+    long timeout = state.settings().callTimeoutMillis();
+    if (timeout <= 0) {
+      timeout = state.settings().streamIdleTimeoutMillis();
+    }
+    return timeout > 0
+        ? new CallOption[] {CallOptions.timeout(timeout, TimeUnit.MILLISECONDS)}
+        : new CallOption[0];
   }
 
   private CallOption[] deadline() {

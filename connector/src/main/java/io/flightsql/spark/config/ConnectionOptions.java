@@ -109,8 +109,34 @@ public final class ConnectionOptions {
           .description(
               "The deadline of each call to the server; none by default. A DoGet (the reading of"
                   + " a partition) is bounded until its first message (the schema) arrives, not"
-                  + " for the whole stream; an upload (DoPut) is not bounded, as its length"
-                  + " depends on the data. A call past it fails with DEADLINE_EXCEEDED.");
+                  + " for the whole stream (`streamIdleTimeout` bounds each wait for its next"
+                  + " batch); an upload (DoPut) is not bounded, as its length depends on the data."
+                  + " A call past it fails with DEADLINE_EXCEEDED.");
+
+  public static final OptionSpec<Duration> KEEP_ALIVE_TIME =
+      OptionTypes.durationOrOff("keepAliveTime", SCOPE)
+          .defaultValue(Duration.ZERO)
+          .description(
+              "gRPC keepalive: how long a connection may be silent before the client pings the"
+                  + " server, so that a dead peer (a server that vanished, a half-open connection"
+                  + " after a network partition) under an open call is found even while it sends nothing. Off"
+                  + " (`0`) by default. Trade-off: gRPC servers refuse pings more often than every"
+                  + " 5 minutes by default and close the connection (GOAWAY `too_many_pings`),"
+                  + " failing the calls on it; use less than `5m` only with a server configured to"
+                  + " permit it (in grpc-java, `permitKeepAliveTime`). `streamIdleTimeout` bounds a"
+                  + " silent stream without any server setting.");
+
+  public static final OptionSpec<Integer> MAX_RETRIES =
+      OptionTypes.intUpTo("maxRetries", 10, SCOPE)
+          .defaultValue(3)
+          .description(
+              "How many times a planning call (GetFlightInfo, GetSchema, GetSqlInfo, GetTables)"
+                  + " that fails with UNAVAILABLE (server restarting, connection refused or reset)"
+                  + " is tried again, after an exponential back-off with jitter (0.25 to 0.5 s,"
+                  + " then 0.5 to 1 s, 1 to 2 s, ..., at most 10 s). `0` turns retries off. Statements, uploads (DoPut) and"
+                  + " transactions are never retried, as they are not idempotent; a partition's"
+                  + " DoGet that fails with UNAVAILABLE before any of its rows reached Spark is"
+                  + " tried once more after 1 to 2 s, on the endpoint's other locations first.");
 
   public static final OptionSpec<Integer> MAX_INBOUND_MESSAGE_SIZE =
       OptionTypes.positiveInt("maxInboundMessageSize", "a positive number of bytes", SCOPE)

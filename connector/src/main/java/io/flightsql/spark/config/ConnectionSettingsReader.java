@@ -37,6 +37,9 @@ final class ConnectionSettingsReader {
     reader
         .optional(ConnectionOptions.CALL_TIMEOUT)
         .ifPresent(timeout -> settings.callTimeoutMillis(timeout.toMillis()));
+    settings.streamIdleTimeoutMillis(reader.value(ReadWriteOptions.STREAM_IDLE_TIMEOUT).toMillis());
+    settings.keepAliveTimeMillis(reader.value(ConnectionOptions.KEEP_ALIVE_TIME).toMillis());
+    settings.maxRetries(reader.value(ConnectionOptions.MAX_RETRIES));
     settings.maxInboundMessageSize(reader.value(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE));
     if (reader.value(ConnectionOptions.ALLOW_INSECURE_LOCATIONS)) {
       settings.allowInsecureLocations();

@@ -126,6 +126,40 @@ final class OptionTypes {
     return custom(name, DURATION_FORM, scope, OptionTypes::duration, OptionTypes::formatDuration);
   }
 
+  /**
+   * A duration such as {@code 30s}, or {@code 0} (any unit, or none) for "off": {@link
+   * Duration#ZERO}.
+   */
+  static OptionSpec.Builder<Duration> durationOrOff(String name, OptionScope scope) {
+    return custom(
+        name,
+        DURATION_FORM + ", or `0` to turn it off",
+        scope,
+        text -> text.strip().matches("0+\\s*(ms|s|m|h)?") ? Duration.ZERO : duration(text),
+        value -> value.isZero() ? "0" : formatDuration(value));
+  }
+
+  /** A whole number from 0 to {@code max}. */
+  static OptionSpec.Builder<Integer> intUpTo(String name, int max, OptionScope scope) {
+    return custom(
+        name,
+        "a whole number from 0 to " + max,
+        scope,
+        text -> {
+          long value;
+          try {
+            value = Long.parseLong(text.strip());
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException();
+          }
+          if (value < 0 || value > max) {
+            throw new IllegalArgumentException();
+          }
+          return (int) value;
+        },
+        String::valueOf);
+  }
+
   private static long positive(String text, long max) {
     long value;
     try {

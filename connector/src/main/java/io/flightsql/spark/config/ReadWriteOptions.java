@@ -1,5 +1,7 @@
 package io.flightsql.spark.config;
 
+import java.time.Duration;
+
 /**
  * The options of scope {@link OptionScope#READ_WRITE}, which reads and writes both take, each in
  * its own way: the table, the session's default catalog and schema, and the SQL dialect.
@@ -8,6 +10,20 @@ public final class ReadWriteOptions {
   private ReadWriteOptions() {}
 
   private static final OptionScope SCOPE = OptionScope.READ_WRITE;
+
+  public static final OptionSpec<Duration> STREAM_IDLE_TIMEOUT =
+      OptionTypes.durationOrOff("streamIdleTimeout", SCOPE)
+          .defaultValue(Duration.ofMinutes(5))
+          .description(
+              "How long a stream may bring nothing before it is cancelled: a read's DoGet waiting"
+                  + " for its next record batch (its first one included), and a write's DoPut"
+                  + " waiting for the server to take more data or to acknowledge it. The task then"
+                  + " fails with an error naming this option, the server and the partition, and"
+                  + " Spark's task retry reads or writes the partition again. A slow but steady"
+                  + " stream is never cut, however long it takes in total. Unless `callTimeout` is"
+                  + " set, it is also the deadline of the calls that are neither queries nor"
+                  + " statements (metadata, transactions, prepared statements), so that a"
+                  + " connection that stopped carrying bytes fails them too. `0` waits forever.");
 
   /** The value of option {@code dialect} that lets the connector choose from the server's name. */
   public static final String AUTO_DIALECT = "auto";

@@ -5,7 +5,9 @@ import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.InsecureLocationException;
+import io.flightsql.spark.client.Retries;
 import io.flightsql.spark.client.StreamSchemas;
+import io.flightsql.spark.client.StreamWatch;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
@@ -15,6 +17,7 @@ import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -62,6 +65,22 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   /** Where {@link #stream} comes from, for error messages. */
   private FlightUri streamTarget;
 
+  /** The servers and ticket of {@link #stream}, to open it again once after UNAVAILABLE. */
+  private List<FlightUri> streamTargets;
+
+  private Ticket streamTicket;
+
+  /** Record batches of {@link #stream} handed to Spark; a stream is retried only before any. */
+  private int streamBatches;
+
+  /** Whether this partition has used its one retry of a DoGet that failed with UNAVAILABLE. */
+  private boolean retried;
+
+  /** Which endpoint of a client-side partition's query {@link #stream} reads, from 1. */
+  private int endpointNumber;
+
+  private int queryEndpoints;
+
   private int streams;
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
@@ -92,11 +111,14 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       if (partition.isQuery()) {
         FlightInfo info = plan();
         pending.addAll(info.getEndpoints());
+        queryEndpoints = pending.size();
         LOG.debug("Partition {}: its query has {} endpoint(s)", partition.index(), pending.size());
         openNextEndpoint();
       } else {
-        this.streamTarget = partition.targets().get(0);
-        this.stream = openStream();
+        streamTargets = partition.targets();
+        streamTicket = new Ticket(partition.ticket());
+        this.streamTarget = streamTargets.get(0);
+        this.stream = openWithRetry();
         streams = 1;
       }
     } catch (RuntimeException e) {
@@ -119,25 +141,131 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     if (endpoint == null) {
       return;
     }
-    List<FlightUri> targets = session.targets(endpoint);
-    streamTarget = targets.get(0);
-    stream = session.stream(targets, endpoint.getTicket());
+    streamTargets = session.targets(endpoint);
+    streamTicket = endpoint.getTicket();
+    streamTarget = streamTargets.get(0);
+    endpointNumber++;
+    stream = openWithRetry();
     streams++;
   }
 
-  private FlightStream openStream() {
+  /**
+   * Opens the current stream; after UNAVAILABLE from every location (a server restarting between
+   * planning and reading), once more after a pause.
+   */
+  private FlightStream openWithRetry() {
+    streamBatches = 0;
+    try {
+      try {
+        return openStream(streamTargets);
+      } catch (FlightSqlConnectorException e) {
+        if (!mayRetry(e)) {
+          throw e;
+        }
+        try {
+          return openStream(streamTargets);
+        } catch (FlightSqlConnectorException second) {
+          second.addSuppressed(e);
+          throw second;
+        }
+      }
+    } catch (FlightSqlConnectorException e) {
+      throw namingThePartition(e);
+    }
+  }
+
+  /**
+   * The client, which opens the stream, knows no partition: a stream that stayed silent from the
+   * start is reported again naming this one.
+   */
+  private FlightSqlConnectorException namingThePartition(FlightSqlConnectorException e) {
+    if (!"TIMED_OUT".equals(e.statusCode())
+        || !String.valueOf(e.serverMessage()).contains("'streamIdleTimeout'")) {
+      return e;
+    }
+    FlightSqlConnectorException named =
+        StreamWatch.idle(
+            "DoGet",
+            streamTarget,
+            "waiting for the first message of " + describe(),
+            config.connection().streamIdleTimeoutMillis(),
+            e.getCause());
+    for (Throwable suppressed : e.getSuppressed()) {
+      named.addSuppressed(suppressed);
+    }
+    return named;
+  }
+
+  /** {@code partition 3 (endpoint 4 of 8)}, for messages. */
+  private String describe() {
+    return "partition "
+        + partition.index()
+        + (partition.isQuery()
+            ? " (endpoint " + endpointNumber + " of " + queryEndpoints + " of its query)"
+            : " (endpoint " + (partition.index() + 1) + " of " + partition.endpointCount() + ")");
+  }
+
+  /**
+   * Whether a DoGet that failed may be tried again now: UNAVAILABLE, before any batch of the stream
+   * reached Spark, and the partition's one retry not used yet. Waits before saying yes.
+   */
+  private boolean mayRetry(RuntimeException e) {
+    if (retried || streamBatches > 0 || !FlightErrors.isUnavailable(e)) {
+      return false;
+    }
+    retried = true;
+    LOG.warn(
+        "Partition {}: DoGet failed with UNAVAILABLE before any batch reached Spark; trying once"
+            + " more: {}",
+        partition.index(),
+        e.getMessage());
+    return Retries.pauseBeforeStreamRetry(streamTarget);
+  }
+
+  /**
+   * Opens the stream again after it failed with UNAVAILABLE before its first batch, starting with
+   * the endpoint's other locations.
+   */
+  private void reopenAfterUnavailable(RuntimeException failure) {
+    FlightStream failed = stream;
+    stream = null;
+    boundRoot = null;
+    try {
+      failed.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
+    List<FlightUri> order = new ArrayList<>(streamTargets);
+    if (order.remove(streamTarget)) {
+      order.add(streamTarget);
+    }
+    streamTargets = order;
+    streamTarget = order.get(0);
+    try {
+      stream = openStream(order);
+    } catch (FlightSqlConnectorException second) {
+      second.addSuppressed(failure);
+      throw second;
+    }
+  }
+
+  private FlightStream openStream(List<FlightUri> targets) {
+    if (partition.isQuery()) {
+      return session.stream(targets, streamTicket);
+    }
     EndpointExpiry.Decision expiry =
         EndpointExpiry.decide(partition, session, System.currentTimeMillis());
     if (expiry.action() == EndpointExpiry.Action.RUN_AGAIN) {
       return reexecute(null);
     }
     if (expiry.action() == EndpointExpiry.Action.RENEWED) {
-      List<FlightUri> targets = session.targets(expiry.renewed());
-      streamTarget = targets.get(0);
-      return session.stream(targets, expiry.renewed().getTicket());
+      streamTargets = session.targets(expiry.renewed());
+      streamTicket = expiry.renewed().getTicket();
+      streamTarget = streamTargets.get(0);
+      return session.stream(streamTargets, streamTicket);
     }
     try {
-      return session.stream(partition.targets(), new Ticket(partition.ticket()));
+      return session.stream(targets, streamTicket);
     } catch (FlightSqlConnectorException e) {
       if (!mayBeSpentTicket(e)) {
         throw e;
@@ -212,7 +340,10 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
                 "the query run again has " + info.getEndpoints().size() + " endpoints");
       }
       FlightEndpoint endpoint = info.getEndpoints().get(0);
-      return session.stream(session.targets(endpoint), endpoint.getTicket());
+      streamTargets = session.targets(endpoint);
+      streamTicket = endpoint.getTicket();
+      streamTarget = streamTargets.get(0);
+      return session.stream(streamTargets, streamTicket);
     } catch (FlightSqlConnectorException second) {
       if (first != null && second != first) {
         second.addSuppressed(first);
@@ -227,14 +358,31 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     long start = System.nanoTime();
     try {
       while (stream != null) {
+        FlightStream current = stream;
         boolean more;
-        try {
-          more = stream.next();
-        } catch (RuntimeException e) {
-          throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+        try (StreamWatch watch =
+            StreamWatch.start(
+                config.connection().streamIdleTimeoutMillis(),
+                () -> current.cancel("option 'streamIdleTimeout' passed", null))) {
+          try {
+            more = current.next();
+          } catch (RuntimeException e) {
+            if (watch.fired()) {
+              throw idle(watch, e);
+            }
+            if (mayRetry(e)) {
+              reopenAfterUnavailable(e);
+              continue;
+            }
+            throw FlightErrors.rpcFailed("DoGet", streamTarget, e);
+          }
+          if (watch.fired()) {
+            throw idle(watch, null);
+          }
         }
         if (more) {
           load(stream.getRoot());
+          streamBatches++;
           handedOutAt = System.nanoTime();
           return true;
         }
@@ -254,6 +402,12 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       sparkNanos += System.nanoTime() - handedOutAt;
       handedOutAt = 0;
     }
+  }
+
+  private FlightSqlConnectorException idle(StreamWatch watch, RuntimeException cause) {
+    String what =
+        "reading " + describe() + " after " + streamBatches + " record batch(es) of its stream";
+    return StreamWatch.idle("DoGet", streamTarget, what, watch.timeoutMillis(), cause);
   }
 
   private void load(VectorSchemaRoot root) {

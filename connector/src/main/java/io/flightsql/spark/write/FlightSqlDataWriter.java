@@ -61,7 +61,9 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
       if (plan.taskTransactions()) {
         transaction = session.beginTransaction();
       }
-      this.upload = startUpload(schema);
+      this.upload =
+          startUpload(schema)
+              .forTask("write task " + partitionId + " (task id " + taskId + ") uploading rows");
     } catch (RuntimeException e) {
       releaseAfterFailure(e);
       throw e;

@@ -45,6 +45,29 @@ class ConnectionSettingsReaderTest {
   }
 
   @Test
+  void streamIdleTimeoutKeepAliveAndRetriesHaveDefaultsAndTakeZeroForOff() {
+    ConnectionSettings defaults = parse("uri", TLS);
+    assertThat(defaults.streamIdleTimeoutMillis()).isEqualTo(300_000);
+    assertThat(defaults.maxRetries()).isEqualTo(3);
+
+    ConnectionSettings set =
+        parse("uri", TLS, "streamIdleTimeout", "30s", "keepAliveTime", "6m", "maxRetries", "0");
+    assertThat(set.streamIdleTimeoutMillis()).isEqualTo(30_000);
+    assertThat(set.maxRetries()).isZero();
+    assertThat(parse("uri", TLS, "streamIdleTimeout", "0").streamIdleTimeoutMillis()).isZero();
+    assertThat(parse("uri", TLS, "streamIdleTimeout", "0s").streamIdleTimeoutMillis()).isZero();
+
+    assertThatThrownBy(() -> parse("uri", TLS, "streamIdleTimeout", "soon"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'streamIdleTimeout'")
+        .hasMessageContaining("or `0` to turn it off");
+    assertThatThrownBy(() -> parse("uri", TLS, "maxRetries", "-1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'maxRetries'")
+        .hasMessageContaining("a whole number from 0 to 10");
+  }
+
+  @Test
   void basicAuthFromEachSourceOfThePassword() throws IOException {
     ConnectionSettings direct = parse("uri", TLS, "username", "alice", "password", "s3cret");
     assertThat(direct.basicAuth()).isTrue();

@@ -7,8 +7,13 @@ final class SparkSessions {
   private SparkSessions() {}
 
   static SparkSession local(String appName) {
+    return local(appName, "local[2]");
+  }
+
+  /** With a master of one's own, such as {@code local[2,4]}: 2 cores, tasks tried 4 times. */
+  static SparkSession local(String appName, String master) {
     return SparkSession.builder()
-        .master("local[2]")
+        .master(master)
         .appName(appName)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")

@@ -103,6 +103,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
    * @param locations the locations every statement endpoint advertises, in order; none means the
    *     endpoint is read from this server
    * @param actionObservers told the type of each action before it runs, in this order
+   * @param pacing the pause before each DoGet batch and the observers of cancelled DoGets
    */
   DuckDbFlightSqlProducer(
       DuckDbDatabase database,
@@ -111,13 +112,14 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       int batchRows,
       List<Location> locations,
       LongQuerySettings longQueries,
-      List<BiConsumer<CallContext, String>> actionObservers)
+      List<BiConsumer<CallContext, String>> actionObservers,
+      DoGetPacing pacing)
       throws SQLException {
     this.allocator = allocator;
     this.actionObservers = List.copyOf(actionObservers);
     this.transactions = new DuckDbTransactions(database);
     this.runner = new CallRunner(allocator, transactions);
-    SliceStreamer streamer = new SliceStreamer(allocator, batchRows);
+    SliceStreamer streamer = new SliceStreamer(allocator, batchRows, pacing);
     this.queries =
         new QueryCommands(runner, transactions, streamer, endpoints, locations, longQueries);
     this.polls = new PollCommands(queries, longQueries);

@@ -39,6 +39,8 @@ public final class DuckDbFlightSqlServerBuilder {
   private final List<ServerConfiguration.ExtraMiddleware<?>> middleware = new ArrayList<>();
   private final List<BiConsumer<FlightProducer.CallContext, String>> actionObservers =
       new ArrayList<>();
+  private Duration batchDelay = Duration.ZERO;
+  private final List<Runnable> cancellationObservers = new ArrayList<>();
 
   DuckDbFlightSqlServerBuilder() {}
 
@@ -320,6 +322,35 @@ public final class DuckDbFlightSqlServerBuilder {
   }
 
   /**
+   * Makes every query stream (DoGet) wait this long before sending each record batch, as a slow but
+   * steady server would; default none. With {@link #batchRows} it sets the pace: 1,000 rows every 2
+   * s, say.
+   */
+  public DuckDbFlightSqlServerBuilder batchDelay(Duration delay) {
+    if (delay == null || delay.isNegative()) {
+      throw new IllegalArgumentException(
+          "Invalid value '"
+              + delay
+              + "' for option 'batchDelay': expected a duration of 0 or more");
+    }
+    this.batchDelay = delay;
+    return this;
+  }
+
+  /**
+   * Adds an observer run as soon as a client cancels a query stream (DoGet), on gRPC's thread, so
+   * that a test can see when the cancellation reached the server. Observers must be quick.
+   */
+  public DuckDbFlightSqlServerBuilder doGetCancellationObserver(Runnable observer) {
+    if (observer == null) {
+      throw new IllegalArgumentException(
+          "Invalid value 'null' for option 'doGetCancellationObserver': expected an observer");
+    }
+    cancellationObservers.add(observer);
+    return this;
+  }
+
+  /**
    * Creates the database, loads the data and starts listening.
    *
    * @throws IOException if the port cannot be bound or the data cannot be loaded
@@ -349,7 +380,8 @@ public final class DuckDbFlightSqlServerBuilder {
         endpointLocations,
         longQueries,
         middleware,
-        actionObservers);
+        actionObservers,
+        new DoGetPacing(batchDelay, cancellationObservers));
   }
 
   private static int check(String option, int value, int min, int max) {

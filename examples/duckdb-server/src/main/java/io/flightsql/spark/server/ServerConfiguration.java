@@ -21,6 +21,7 @@ import org.apache.arrow.flight.Location;
  * @param longQueries planning delay, PollFlightInfo, endpoint expiration and renewal
  * @param middleware the caller's middleware, installed ahead of the server's own, in this order
  * @param actionObservers told each action's type before it runs, in this order
+ * @param doGetPacing the pause before each DoGet batch and the observers of cancelled DoGets
  */
 record ServerConfiguration(
     String host,
@@ -40,7 +41,8 @@ record ServerConfiguration(
     List<Location> endpointLocations,
     LongQuerySettings longQueries,
     List<ExtraMiddleware<?>> middleware,
-    List<BiConsumer<FlightProducer.CallContext, String>> actionObservers) {
+    List<BiConsumer<FlightProducer.CallContext, String>> actionObservers,
+    DoGetPacing doGetPacing) {
 
   ServerConfiguration {
     settings = List.copyOf(settings);
@@ -111,7 +113,8 @@ record ServerConfiguration(
         + middleware.size()
         + " extra middleware, "
         + actionObservers.size()
-        + " action observers"
+        + " action observers, DoGet batch delay "
+        + doGetPacing.batchDelay()
         + "]";
   }
 }

@@ -78,7 +78,8 @@ final class ServerStartup {
               config.batchRows(),
               config.endpointLocations(),
               config.longQueries(),
-              config.actionObservers());
+              config.actionObservers(),
+              config.doGetPacing());
       ServerAuthenticator authenticator =
           config.password() == null && config.bearerToken() == null
               ? null

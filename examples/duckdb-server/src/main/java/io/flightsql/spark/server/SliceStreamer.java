@@ -48,16 +48,19 @@ final class SliceStreamer {
 
   private final BufferAllocator allocator;
   private final int batchRows;
+  private final DoGetPacing pacing;
 
-  SliceStreamer(BufferAllocator allocator, int batchRows) {
+  SliceStreamer(BufferAllocator allocator, int batchRows, DoGetPacing pacing) {
     this.allocator = allocator;
     this.batchRows = batchRows;
+    this.pacing = pacing;
   }
 
   /** Streams the slice's rows, running its query on the lease's connection. */
   void stream(StatementSlice slice, DuckDbTransactions.Lease lease, ServerStreamListener listener) {
     BackpressureStrategy backpressure = new PollingBackpressure();
     backpressure.register(listener);
+    listener.setOnCancelHandler(pacing::cancelled);
     String sql = QuerySql.subquery(slice.sql());
     long call = CALL_IDS.incrementAndGet();
     long sent = 0;
@@ -90,6 +93,10 @@ final class SliceStreamer {
         int from = (int) toSkip;
         int take = (int) Math.min(count - from, remaining);
         toSkip = 0;
+        if (!pacing.batchDelay().isZero() && !pacing.pause(listener::isCancelled)) {
+          stopEarly(listener, BackpressureStrategy.WaitResult.CANCELLED, sent);
+          return;
+        }
         BackpressureStrategy.WaitResult ready =
             backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
         if (ready != BackpressureStrategy.WaitResult.READY) {

@@ -1,0 +1,226 @@
+package io.flightsql.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.server.CallRecorder;
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.SparkTestSupport;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.spark.api.java.function.ForeachFunction;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Streams that stall, streams that are slow, and reads Spark stops half-way, against the embedded
+ * DuckDB server made to pause before each record batch: a stall fails within {@code
+ * streamIdleTimeout} naming the option, a slow but steady stream is never cut, and a task killed
+ * mid-read cancels its DoGet, which the server sees within a second. No Arrow memory is left.
+ */
+class FlightSqlStallTest {
+  private static final long ROWS = 3000;
+  private static SparkSession spark;
+
+  /** Sends a batch of 500 rows every 700 ms: 3 batches per endpoint, 2.1 s per stream. */
+  private static DuckDbFlightSqlServer steady;
+
+  /** Sends a batch of 100 rows every 300 ms, one endpoint, for reads Spark stops early. */
+  private static DuckDbFlightSqlServer slow;
+
+  private static final CallRecorder SLOW_CALLS = new CallRecorder();
+
+  /** When the slow server saw each DoGet cancelled, in System.nanoTime(). */
+  private static final List<Long> CANCELLED = new CopyOnWriteArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    steady =
+        DuckDbFlightSqlServer.builder()
+            .lineitemRows(0)
+            .endpoints(2)
+            .batchRows(500)
+            .batchDelay(Duration.ofMillis(700))
+            .start();
+    steady.execute("CREATE TABLE t AS SELECT i AS id FROM range(" + ROWS + ") r(i)");
+    slow =
+        DuckDbFlightSqlServer.builder()
+            .lineitemRows(0)
+            .endpoints(1)
+            .batchRows(100)
+            .batchDelay(Duration.ofMillis(300))
+            .doGetCancellationObserver(() -> CANCELLED.add(System.nanoTime()))
+            .middleware(CallRecorder.KEY, SLOW_CALLS)
+            .start();
+    slow.execute("CREATE TABLE t AS SELECT i AS id FROM range(100000) r(i)");
+    spark = SparkTestSupport.newSession("FlightSqlStallTest");
+    // A first job loads and compiles much of Spark, which on a busy machine takes seconds: the
+    // measures below are of a warm executor, as a long-running application has.
+    read(slow).load().limit(1).collectAsList();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (steady != null) {
+      steady.close();
+    }
+    if (slow != null) {
+      slow.close();
+    }
+  }
+
+  @BeforeEach
+  void forgetCancellations() {
+    CANCELLED.clear();
+    SLOW_CALLS.clear();
+  }
+
+  @AfterEach
+  void noLeaks() throws InterruptedException {
+    SparkTestSupport.assertNoArrowMemoryLeft();
+  }
+
+  private static DataFrameReader read(DuckDbFlightSqlServer server) {
+    return spark
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("dbtable", "t")
+        // Spark, not the server, must stop these reads early.
+        .option("pushDownLimit", "false")
+        .option("pushDownAggregate", "false")
+        .option("pushDownPredicate", "false");
+  }
+
+  @Test
+  void aSlowButSteadyStreamIsNeverCut() {
+    long start = System.nanoTime();
+    List<Row> rows = read(steady).option("streamIdleTimeout", "1500ms").load().collectAsList();
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    System.out.printf(
+        "Slow but steady stream: %d rows in %d ms, with streamIdleTimeout=1500ms%n",
+        rows.size(), millis);
+    assertThat(rows).hasSize((int) ROWS);
+    assertThat(rows.stream().mapToLong(r -> r.getLong(0)).sum()).isEqualTo(ROWS * (ROWS - 1) / 2);
+  }
+
+  @Test
+  void aStreamSilentForStreamIdleTimeoutFailsTheTaskNamingTheOptionTheServerAndThePartition() {
+    long start = System.nanoTime();
+    // The server waits 700 ms before each batch; 300 ms of silence is enough to give up.
+    assertThatThrownBy(
+            () -> read(steady).option("streamIdleTimeout", "300ms").load().collectAsList())
+        .satisfies(
+            e -> {
+              System.out.printf(
+                  "Stalled stream: failed after %d ms with: %s%n",
+                  TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), e.getMessage());
+            })
+        .hasMessageContaining("[flightsql] DoGet failed for " + steady.uri())
+        .hasMessageContaining("TIMED_OUT")
+        .hasMessageContaining("the server sent nothing for 300 ms (option 'streamIdleTimeout')")
+        .hasMessageContaining("while reading partition ")
+        .hasMessageContaining("(endpoint ");
+  }
+
+  @Test
+  void aCancelledJobCancelsItsDoGetAtOnce() throws Exception {
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> job =
+          runner.submit(
+              () -> {
+                spark.sparkContext().setJobGroup("stall-test", "to be cancelled", true);
+                try {
+                  read(slow).load().foreach((ForeachFunction<Row>) row -> {});
+                } finally {
+                  spark.sparkContext().clearJobGroup();
+                }
+              });
+      awaitDoGetStarted();
+      // Only cancellations from now on are this job's.
+      CANCELLED.clear();
+      long cancelled = System.nanoTime();
+      System.out.println("Cancelling job group at " + java.time.Instant.now());
+      spark.sparkContext().cancelJobGroup("stall-test");
+      assertThatThrownBy(() -> job.get(30, TimeUnit.SECONDS)).hasMessageContaining("cancel");
+      assertServerSawCancellationWithinASecondOf(cancelled, "a cancelled job");
+    } finally {
+      runner.shutdownNow();
+    }
+  }
+
+  @Test
+  void aLimitReachedCancelsTheRestOfTheStream() throws Exception {
+    List<Row> rows = read(slow).load().limit(150).collectAsList();
+    long done = System.nanoTime();
+    assertThat(rows).hasSize(150);
+    assertServerSawCancellationWithinASecondOf(done, "limit(150) reached");
+  }
+
+  @Test
+  void anotherTaskFailingCancelsTheDoGet() throws Exception {
+    Dataset<Row> failing =
+        spark
+            .range(0, 1, 1, 1)
+            .map(
+                (MapFunction<Long, Long>)
+                    x -> {
+                      Thread.sleep(1500);
+                      throw new IllegalStateException("another task failed");
+                    },
+                Encoders.LONG())
+            .toDF("id");
+    assertThatThrownBy(
+            () -> read(slow).load().union(failing).foreach((ForeachFunction<Row>) row -> {}))
+        .hasMessageContaining("another task failed");
+    long failed = System.nanoTime();
+    assertServerSawCancellationWithinASecondOf(failed, "another task failing");
+  }
+
+  /** Waits until the slow server streams, so that the job is cancelled mid-read. */
+  private static void awaitDoGetStarted() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (SLOW_CALLS.calls().stream().noneMatch(c -> c.method().equals("DoGet"))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    // A few batches of the 300 ms pace: the stream is open and mid-way.
+    Thread.sleep(1000);
+  }
+
+  /**
+   * The server saw the DoGet cancelled, at most a second after {@code since} (or before it: the
+   * task may be killed before the action returns).
+   */
+  private static void assertServerSawCancellationWithinASecondOf(long since, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (CANCELLED.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(CANCELLED).as("DoGet cancellations the server saw after %s", what).isNotEmpty();
+    long millis = TimeUnit.NANOSECONDS.toMillis(CANCELLED.get(0) - since);
+    System.out.printf("Server saw the DoGet cancelled %d ms after %s%n", millis, what);
+    assertThat(millis)
+        .as("ms from %s to the server seeing the cancellation", what)
+        .isLessThan(1000);
+  }
+}
