@@ -248,7 +248,7 @@ class FlightSqlCatalogTest {
 
   /**
    * Planning a SELECT costs one GetTables (the table and its columns) and the query's own
-   * GetFlightInfo; the server's capabilities are asked once per catalog, not per query.
+   * PollFlightInfo; the server's capabilities are asked once per catalog, not per query.
    */
   @Test
   void metadataIsFetchedOncePerQuery() {
@@ -260,8 +260,9 @@ class FlightSqlCatalogTest {
     List<String> all = methods();
     // Loading the table: GetFlightInfo(GetTables) + DoGet of its answer.
     assertThat(planning).containsExactly("GetFlightInfo", "DoGet");
-    // Running it: one GetFlightInfo of the query, then a DoGet per endpoint; no more metadata.
-    assertThat(all.subList(0, 3)).containsExactly("GetFlightInfo", "DoGet", "GetFlightInfo");
+    // Running it: one PollFlightInfo of the query (the embedded server answers it complete), then
+    // a DoGet per endpoint; no more metadata.
+    assertThat(all.subList(0, 3)).containsExactly("GetFlightInfo", "DoGet", "PollFlightInfo");
     assertThat(all.subList(3, all.size())).isNotEmpty().containsOnly("DoGet");
   }
 

@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * integration-tests/src/test/python/spark_matrix.py} against an embedded DuckDB server of its own
  * loaded with {@code spark_matrix.sql}. The script checks, section by section, reads of every type
  * family, each pushdown kind against the same query with pushdown off, reads split by the client,
- * writes in all four save modes, and TIME on 4.1 and later; this test reads its {@code MATRIX
+ * writes in all four save modes, the SQL catalog (namespaces, tables, a pushed aggregate, INSERT,
+ * INSERT OVERWRITE, CTAS, DROP), and TIME on 4.1 and later; this test reads its {@code MATRIX
  * <section> PASSED|SKIPPED|FAILED} lines and then checks the written tables in DuckDB itself.
  *
  * <p>The versions run at the same time (each {@code spark-submit} waits on the server and on Python
@@ -92,6 +93,7 @@ class SparkVersionMatrixIT {
     expected.put("pushdown", "PASSED");
     expected.put("partitions", "PASSED");
     expected.put("writes", "PASSED");
+    expected.put("catalog", "PASSED");
     expected.put("time", PySparkReleases.hasTimeType(version) ? "PASSED" : "SKIPPED");
     assertThat(run.sections()).as(shown).containsExactlyEntriesOf(expected);
     assertThat(run.submit().exitCode()).as(shown).isZero();

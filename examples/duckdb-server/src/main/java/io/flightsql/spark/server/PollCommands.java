@@ -118,7 +118,24 @@ final class PollCommands implements AutoCloseable {
     Running job = new Running(FlightDescriptor.path(PATH_HEAD, id), plan);
     running.put(id, job);
     LOG.info("PollFlightInfo from {}: planning query {} in the background", origin.peer(), id);
+    if (delayMillis == 0) {
+      // Without a planning delay the query is answered complete in this first call, as Arrow Java
+      // servers answer PollFlightInfo by default: a fast query costs one call, not two.
+      awaitQuietly(plan);
+      return pollAgain(id);
+    }
     return pending(job);
+  }
+
+  /** Waits for a plan to end; how it ended is reported by {@link #pollAgain}. */
+  private static void awaitQuietly(Future<FlightInfo> plan) {
+    try {
+      plan.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | CancellationException e) {
+      // pollAgain reports it.
+    }
   }
 
   private PollInfo pollAgain(String id) {
