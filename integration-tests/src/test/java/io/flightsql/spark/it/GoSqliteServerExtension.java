@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -34,7 +32,6 @@ final class GoSqliteServerExtension
       MODULE + "/arrow/flight/flightsql/example/cmd/sqlite_flightsql_server@" + VERSION;
   static final String BINARY = "sqlite_flightsql_server";
 
-  private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
   private static final int START_ATTEMPTS = 3;
 
@@ -175,33 +172,7 @@ final class GoSqliteServerExtension
     if (configured != null) {
       return configured;
     }
-    Path cached = cachedBinary();
-    if (Files.isExecutable(cached)) {
-      return cached;
-    }
-    Path go = RequiredTool.GO.require(buildPurpose());
-    Path gobin = cached.getParent();
-    Files.createDirectories(gobin);
-    System.out.printf(
-        "Building %s into %s; this takes about two minutes the first time%n", PACKAGE, gobin);
-    ExternalCommand.Result install =
-        ExternalCommand.run(
-            "go install",
-            List.of(go.toString(), "install", "-v", PACKAGE),
-            Map.of("GOBIN", gobin.toString()),
-            TestPaths.buildDir().resolve("go-install.log"),
-            INSTALL_TIMEOUT);
-    if (install.exitCode() != 0 || !Files.isExecutable(cached)) {
-      throw new IllegalStateException(
-          "go install "
-              + PACKAGE
-              + " failed with exit code "
-              + install.exitCode()
-              + " (log: "
-              + install.log()
-              + "):\n"
-              + install.tail(30));
-    }
-    return cached;
+    return GoInstall.cachedOrBuilt(
+        PACKAGE, cachedBinary(), buildPurpose(), "go-install.log", "about two minutes");
   }
 }

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +34,6 @@ final class ToxiproxyExtension implements ExecutionCondition, BeforeAllCallback,
   static final String VERSION = "v2.12.0";
   static final String PACKAGE = "github.com/Shopify/toxiproxy/v2/cmd/server@" + VERSION;
 
-  private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration API_TIMEOUT = Duration.ofSeconds(10);
   private static final Pattern LISTEN = Pattern.compile("\"listen\"\\s*:\\s*\"[^\"]*:(\\d+)\"");
@@ -217,31 +215,7 @@ final class ToxiproxyExtension implements ExecutionCondition, BeforeAllCallback,
 
   /** The binary: cached, or built now with {@code go install}. */
   private static Path binary() throws IOException, InterruptedException {
-    Path cached = cachedBinary();
-    if (Files.isExecutable(cached)) {
-      return cached;
-    }
-    Path go = RequiredTool.GO.require(buildPurpose());
-    Files.createDirectories(cached.getParent());
-    System.out.printf("Building %s into %s; about a minute the first time%n", PACKAGE, cached);
-    ExternalCommand.Result install =
-        ExternalCommand.run(
-            "go install toxiproxy",
-            List.of(go.toString(), "install", "-v", PACKAGE),
-            Map.of("GOBIN", cached.getParent().toString()),
-            TestPaths.buildDir().resolve("toxiproxy-install.log"),
-            INSTALL_TIMEOUT);
-    if (install.exitCode() != 0 || !Files.isExecutable(cached)) {
-      throw new IllegalStateException(
-          "go install "
-              + PACKAGE
-              + " failed with exit code "
-              + install.exitCode()
-              + " (log: "
-              + install.log()
-              + "):\n"
-              + install.tail(30));
-    }
-    return cached;
+    return GoInstall.cachedOrBuilt(
+        PACKAGE, cachedBinary(), buildPurpose(), "toxiproxy-install.log", "about a minute");
   }
 }
