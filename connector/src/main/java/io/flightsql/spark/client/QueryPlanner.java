@@ -152,6 +152,10 @@ final class QueryPlanner {
       try {
         poll = client.poll(again.get(), remainingMillis());
       } catch (FlightRuntimeException e) {
+        // An interrupt or the deadline of queryTimeout that lands during the call ends it on the
+        // client only (gRPC keeps the interrupt flag): the query is cancelled on the server as
+        // when either lands between polls.
+        stopIfCancelledOrLate(sofar);
         throw callFailed(POLL, e, sofar);
       }
     }
