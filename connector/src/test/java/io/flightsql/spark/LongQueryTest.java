@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -275,6 +276,32 @@ class LongQueryTest {
                             + " not renew endpoints \\(RenewFlightEndpoint is UNIMPLEMENTED\\), and"
                             + " a query with several endpoints cannot be run again for one of"
                             + " them\\."));
+  }
+
+  /**
+   * A query refused by a server already seen to poll fails with PollFlightInfo's error and the
+   * server's message, and is not run a second time as GetFlightInfo.
+   */
+  @Test
+  void aQueryRefusedByAServerThatPollsIsRunOnce() throws Exception {
+    DuckDbFlightSqlServer server = start(DuckDbFlightSqlServer.builder());
+    assertThat(read(server).load().collectAsList()).hasSize(ROWS);
+    Dataset<Row> refused =
+        spark
+            .read()
+            .format("flightsql")
+            .option("uri", server.uri())
+            .option("dbtable", "numbers")
+            .option("predicates", "[\"id < 3\", \"no_such_column = 1\"]")
+            .load();
+    recorder.clear();
+    assertThatThrownBy(refused::collectAsList)
+        .satisfies(
+            e ->
+                assertThat(messages(e))
+                    .contains("PollFlightInfo failed for grpc://", "no_such_column")
+                    .doesNotContain("GetFlightInfo failed"));
+    assertThat(calls("PollFlightInfo")).isGreaterThanOrEqualTo(2);
   }
 
   /** Waits, up to 30 s, for something the test needs to have happened. */

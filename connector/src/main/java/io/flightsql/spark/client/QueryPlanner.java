@@ -79,11 +79,12 @@ final class QueryPlanner {
               server);
           return getFlightInfo();
         }
-        if (!mayNotKnowPolling(e.status().code())) {
+        if (!mayNotKnowPolling(e.status().code()) || UnimplementedCalls.answered(server, POLL)) {
           throw callFailed(POLL, e, null);
         }
         // Some servers answer a call they lack with another status than UNIMPLEMENTED; the query
-        // gets GetFlightInfo once, which fails the same way if the query itself is at fault.
+        // of a server not yet seen to poll gets GetFlightInfo once, which fails the same way if
+        // the query itself is at fault.
         LOG.info("PollFlightInfo failed for {} ({}); trying GetFlightInfo", server, e.getMessage());
         try {
           return getFlightInfo();
@@ -92,6 +93,7 @@ final class QueryPlanner {
           throw second;
         }
       }
+      UnimplementedCalls.rememberAnswered(server, POLL);
       return poll(first);
     }
     return getFlightInfo();

@@ -7,11 +7,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The optional calls each server answered UNIMPLEMENTED, remembered for the life of the JVM, so
  * that asking a server for a call it does not have costs one call per JVM, not one per query or
- * partition: PollFlightInfo (planning then uses GetFlightInfo) and RenewFlightEndpoint.
- * Thread-safe.
+ * partition: PollFlightInfo (planning then uses GetFlightInfo) and RenewFlightEndpoint. Also the
+ * calls a server was seen to answer, so that a later failure of one is taken for what it says (a
+ * query the server refuses) and not for a call the server may lack. Thread-safe.
  */
 final class UnimplementedCalls {
   private static final Map<FlightUri, Set<String>> KNOWN = new ConcurrentHashMap<>();
+  private static final Map<FlightUri, Set<String>> ANSWERED = new ConcurrentHashMap<>();
 
   private UnimplementedCalls() {}
 
@@ -24,5 +26,16 @@ final class UnimplementedCalls {
   /** Remembers that {@code server} does not implement {@code rpc}. */
   static void remember(FlightUri server, String rpc) {
     KNOWN.computeIfAbsent(server, s -> ConcurrentHashMap.newKeySet()).add(rpc);
+  }
+
+  /** Whether {@code server} answered {@code rpc} before, in this JVM. */
+  static boolean answered(FlightUri server, String rpc) {
+    Set<String> calls = ANSWERED.get(server);
+    return calls != null && calls.contains(rpc);
+  }
+
+  /** Remembers that {@code server} implements {@code rpc}. */
+  static void rememberAnswered(FlightUri server, String rpc) {
+    ANSWERED.computeIfAbsent(server, s -> ConcurrentHashMap.newKeySet()).add(rpc);
   }
 }
