@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -75,13 +73,10 @@ final class GoSqliteServerExtension
   public void beforeAll(ExtensionContext context) throws Exception {
     Path binary = binary();
     Path log = TestPaths.buildDir().resolve("sqlite-flightsql-server.log");
-    for (int attempt = 1; attempt <= START_ATTEMPTS && process == null; attempt++) {
-      start(binary, FreePorts.pick(), log);
-    }
-    if (process == null) {
-      throw new IllegalStateException(
-          BINARY + " did not start after " + START_ATTEMPTS + " attempts; see " + log);
-    }
+    LoopbackProcess started =
+        LoopbackProcess.start(BINARY, binary, log, START_ATTEMPTS, START_TIMEOUT);
+    process = started.process();
+    port = started.port();
   }
 
   @Override
@@ -90,55 +85,6 @@ final class GoSqliteServerExtension
       ExternalCommand.destroyTree(process.toHandle());
       process = null;
     }
-  }
-
-  /**
-   * Starts the server and waits until its port accepts connections. Leaves {@link #process} null if
-   * the server exited early, which is what it does when another process took the port.
-   */
-  private void start(Path binary, int candidatePort, Path log) throws Exception {
-    Files.writeString(
-        log,
-        "--- " + binary + " -host " + FreePorts.LOOPBACK + " -port " + candidatePort + "\n",
-        StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
-    Process started =
-        new ProcessBuilder(
-                binary.toString(),
-                "-host",
-                FreePorts.LOOPBACK,
-                "-port",
-                String.valueOf(candidatePort))
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
-    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!started.isAlive()) {
-        System.out.printf(
-            "%s exited with %d while starting on port %d:%n%s%n",
-            BINARY,
-            started.exitValue(),
-            candidatePort,
-            ExternalCommand.tail(Files.readString(log), 10));
-        return;
-      }
-      if (FreePorts.accepts(candidatePort)) {
-        process = started;
-        port = candidatePort;
-        return;
-      }
-      TimeUnit.MILLISECONDS.sleep(50);
-    }
-    ExternalCommand.destroyTree(started.toHandle());
-    throw new IllegalStateException(
-        BINARY
-            + " did not accept connections on port "
-            + candidatePort
-            + " within "
-            + START_TIMEOUT.toSeconds()
-            + " s; see "
-            + log);
   }
 
   private static Path configuredBinary() {

@@ -7,11 +7,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -62,12 +60,9 @@ final class ToxiproxyExtension implements ExecutionCondition, BeforeAllCallback,
   public void beforeAll(ExtensionContext context) throws Exception {
     Path binary = binary();
     Path log = TestPaths.buildDir().resolve("toxiproxy.log");
-    for (int attempt = 1; attempt <= 3 && process == null; attempt++) {
-      start(binary, FreePorts.pick(), log);
-    }
-    if (process == null) {
-      throw new IllegalStateException("Toxiproxy did not start after 3 attempts; see " + log);
-    }
+    LoopbackProcess started = LoopbackProcess.start("Toxiproxy", binary, log, 3, START_TIMEOUT);
+    process = started.process();
+    apiPort = started.port();
   }
 
   @Override
@@ -170,37 +165,6 @@ final class ToxiproxyExtension implements ExecutionCondition, BeforeAllCallback,
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted calling Toxiproxy", e);
     }
-  }
-
-  private void start(Path binary, int port, Path log) throws Exception {
-    Files.writeString(
-        log,
-        "--- " + binary + " -host " + FreePorts.LOOPBACK + " -port " + port + "\n",
-        StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
-    Process started =
-        new ProcessBuilder(binary.toString(), "-host", FreePorts.LOOPBACK, "-port", "" + port)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
-    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!started.isAlive()) {
-        System.out.printf(
-            "Toxiproxy exited with %d while starting on port %d:%n%s%n",
-            started.exitValue(), port, ExternalCommand.tail(Files.readString(log), 10));
-        return;
-      }
-      if (FreePorts.accepts(port)) {
-        process = started;
-        apiPort = port;
-        return;
-      }
-      TimeUnit.MILLISECONDS.sleep(50);
-    }
-    ExternalCommand.destroyTree(started.toHandle());
-    throw new IllegalStateException(
-        "Toxiproxy did not accept connections on port " + port + " within 30 s; see " + log);
   }
 
   private static String buildPurpose() {
