@@ -1,5 +1,6 @@
 package io.flightsql.spark.client;
 
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NegotiationType;
@@ -11,6 +12,7 @@ import java.io.ByteArrayInputStream;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -35,23 +37,64 @@ public final class FlightChannels {
 
   private FlightChannels() {}
 
-  /** The channel to {@code target} with the transport settings of {@code settings}. */
+  /**
+   * The longest a call waits for a channel that failed to connect earlier to connect again, before
+   * it goes ahead (and fails as gRPC decides) anyway. A server that is up answers a connect within
+   * milliseconds; one that is down refuses it as fast.
+   */
+  static final long RECONNECT_WAIT_MILLIS = 2_000;
+
+  /**
+   * The channel to {@code target} with the transport settings of {@code settings}. A channel whose
+   * last connection attempt failed is first made to connect again at once (see {@link
+   * #reconnectNow}).
+   */
   static ManagedChannel channel(FlightUri target, ConnectionSettings settings) {
-    return CHANNELS.computeIfAbsent(
-        new Key(target, settings.transportFingerprint()), key -> open(target, settings));
+    ManagedChannel channel =
+        CHANNELS.computeIfAbsent(
+            new Key(target, settings.transportFingerprint()), key -> open(target, settings));
+    reconnectIfFailed(channel, Math.min(RECONNECT_WAIT_MILLIS, settings.connectTimeoutMillis()));
+    return channel;
   }
 
   /**
-   * After a connection failure, lets the next call reconnect at once instead of waiting out gRPC's
-   * reconnect back-off (up to two minutes), so a restarted server is usable immediately.
+   * Makes every channel to {@code target} whose last connection attempt failed try again now, and
+   * waits up to {@link #RECONNECT_WAIT_MILLIS} for it to connect.
+   *
+   * <p>A gRPC channel that failed to connect stays in TRANSIENT_FAILURE, where every call fails at
+   * once with UNAVAILABLE, until a reconnection succeeds; reconnections wait out a back-off that
+   * grows to two minutes. Without this, a server that comes back (restarted, or a new one on the
+   * same port) would stay unreachable from this JVM for that long.
    */
-  public static void resetBackoff(FlightUri target) {
+  public static void reconnectNow(FlightUri target) {
     CHANNELS.forEach(
         (key, channel) -> {
           if (key.target.equals(target)) {
-            channel.resetConnectBackoff();
+            reconnectIfFailed(channel, RECONNECT_WAIT_MILLIS);
           }
         });
+  }
+
+  private static void reconnectIfFailed(ManagedChannel channel, long waitMillis) {
+    if (channel.getState(false) != ConnectivityState.TRANSIENT_FAILURE) {
+      return;
+    }
+    // The channel leaves TRANSIENT_FAILURE only when a connection succeeds. While the server is
+    // still down each attempt is refused at once, so attempts are repeated every 100 ms until one
+    // succeeds or the wait runs out.
+    CountDownLatch changed = new CountDownLatch(1);
+    channel.notifyWhenStateChanged(ConnectivityState.TRANSIENT_FAILURE, changed::countDown);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    try {
+      do {
+        channel.resetConnectBackoff();
+      } while (!changed.await(
+              Math.min(100, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
+              TimeUnit.MILLISECONDS)
+          && System.nanoTime() < deadline);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static ManagedChannel open(FlightUri target, ConnectionSettings settings) {

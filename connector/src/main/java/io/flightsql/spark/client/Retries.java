@@ -39,10 +39,12 @@ public final class Retries {
    * @return false if the thread was interrupted (the task is being killed): do not retry
    */
   public static boolean pauseBeforeStreamRetry(FlightUri target) {
-    FlightChannels.resetBackoff(target);
     try {
       // 1 to 2 s: about what a restarting server needs to listen again.
       TimeUnit.MILLISECONDS.sleep(delayMillis(3, ThreadLocalRandom.current().nextDouble()));
+      // After the pause, not before it: a reconnection tried while the server is still down
+      // would only start a new back-off.
+      FlightChannels.reconnectNow(target);
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -88,9 +90,9 @@ public final class Retries {
             attempt + 1,
             maxRetries,
             delay);
-        // Without this, gRPC would wait out its own reconnect back-off before the retry connects.
-        FlightChannels.resetBackoff(target);
         sleep(delay, e);
+        // Without this, gRPC would wait out its own reconnect back-off before the retry connects.
+        FlightChannels.reconnectNow(target);
       }
     }
   }

@@ -2,8 +2,6 @@ package io.flightsql.spark.client;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
@@ -74,14 +72,10 @@ final class SessionClients implements AutoCloseable {
   }
 
   /**
-   * The connector's exception for a failed call to {@code target}. After UNAVAILABLE the channel's
-   * reconnection backoff is reset, so that the next call tries at once instead of waiting it out.
+   * The connector's exception for a failed call to {@code target}. A later call that finds the
+   * channel unconnected makes it reconnect at once ({@link FlightChannels#channel}).
    */
   static FlightSqlConnectorException failed(String rpc, FlightUri target, RuntimeException e) {
-    if (e instanceof FlightRuntimeException
-        && ((FlightRuntimeException) e).status().code() == FlightStatusCode.UNAVAILABLE) {
-      FlightChannels.resetBackoff(target);
-    }
     return FlightErrors.rpcFailed(rpc, target, e);
   }
 
