@@ -369,7 +369,10 @@ final class TypeMappingDocs {
         DataTypes.createDayTimeIntervalType(),
         "any day-time interval; the fields (e.g. HOUR TO MINUTE) are not kept");
     writeRow(DataTypes.createYearMonthIntervalType(), "");
-    writeRow(DataTypes.CalendarIntervalType, "");
+    writeRow(
+        DataTypes.CalendarIntervalType,
+        "Spark itself refuses to write it (`Cannot use \"INTERVAL\" type in the table schema`),"
+            + " in every save mode: cast the column to STRING first");
     writeRow(DataTypes.NullType, "");
     writeRow(DataTypes.createArrayType(DataTypes.IntegerType, true), "");
     writeRow(
