@@ -9,6 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.ByteArrayInputStream;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -46,8 +47,8 @@ public final class FlightChannels {
 
   /**
    * The channel to {@code target} with the transport settings of {@code settings}. A channel whose
-   * last connection attempt failed is first made to connect again at once (see {@link
-   * #reconnectNow}).
+   * last connection attempt failed is first made to connect again at once, and waited for up to
+   * {@link #RECONNECT_WAIT_MILLIS} (see {@link #reconnectDuring}).
    */
   static ManagedChannel channel(FlightUri target, ConnectionSettings settings) {
     ManagedChannel channel =
@@ -58,21 +59,37 @@ public final class FlightChannels {
   }
 
   /**
-   * Makes every channel to {@code target} whose last connection attempt failed try again now, and
-   * waits up to {@link #RECONNECT_WAIT_MILLIS} for it to connect.
+   * Spends {@code millis} (a retry's pause) making every channel to {@code target} whose last
+   * connection attempt failed try again every 100 ms, and returns early once they have connected.
    *
    * <p>A gRPC channel that failed to connect stays in TRANSIENT_FAILURE, where every call fails at
    * once with UNAVAILABLE, until a reconnection succeeds; reconnections wait out a back-off that
    * grows to two minutes. Without this, a server that comes back (restarted, or a new one on the
    * same port) would stay unreachable from this JVM for that long.
+   *
+   * @throws InterruptedException if the thread is interrupted while it waits
    */
-  public static void reconnectNow(FlightUri target) {
-    CHANNELS.forEach(
-        (key, channel) -> {
-          if (key.target.equals(target)) {
-            reconnectIfFailed(channel, RECONNECT_WAIT_MILLIS);
-          }
-        });
+  public static void reconnectDuring(FlightUri target, long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    boolean reconnecting = false;
+    while (true) {
+      boolean failed = false;
+      for (Map.Entry<Key, ManagedChannel> entry : CHANNELS.entrySet()) {
+        if (entry.getKey().target.equals(target)
+            && entry.getValue().getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+          entry.getValue().resetConnectBackoff();
+          failed = true;
+        }
+      }
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      // Early only once a channel that had failed connected again: a server that answered
+      // UNAVAILABLE over a working connection gets the whole pause.
+      if ((reconnecting && !failed) || left <= 0) {
+        return;
+      }
+      reconnecting |= failed;
+      TimeUnit.MILLISECONDS.sleep(Math.min(100, left));
+    }
   }
 
   private static void reconnectIfFailed(ManagedChannel channel, long waitMillis) {

@@ -1,7 +1,6 @@
 package io.flightsql.spark.client;
 
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -33,18 +32,16 @@ public final class Retries {
   }
 
   /**
-   * Waits before the one retry of a partition's DoGet that failed with UNAVAILABLE, and lets gRPC
-   * reconnect to {@code target} at once afterwards.
+   * Waits before the one retry of a partition's DoGet that failed with UNAVAILABLE, making gRPC
+   * reconnect to {@code target} meanwhile.
    *
    * @return false if the thread was interrupted (the task is being killed): do not retry
    */
   public static boolean pauseBeforeStreamRetry(FlightUri target) {
     try {
       // 1 to 2 s: about what a restarting server needs to listen again.
-      TimeUnit.MILLISECONDS.sleep(delayMillis(3, ThreadLocalRandom.current().nextDouble()));
-      // After the pause, not before it: a reconnection tried while the server is still down
-      // would only start a new back-off.
-      FlightChannels.reconnectNow(target);
+      FlightChannels.reconnectDuring(
+          target, delayMillis(3, ThreadLocalRandom.current().nextDouble()));
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -90,16 +87,15 @@ public final class Retries {
             attempt + 1,
             maxRetries,
             delay);
-        sleep(delay, e);
-        // Without this, gRPC would wait out its own reconnect back-off before the retry connects.
-        FlightChannels.reconnectNow(target);
+        // Without the reconnection, gRPC would wait out its own back-off before the retry connects.
+        pause(target, delay, e);
       }
     }
   }
 
-  private static void sleep(long millis, RuntimeException failure) {
+  private static void pause(FlightUri target, long millis, RuntimeException failure) {
     try {
-      TimeUnit.MILLISECONDS.sleep(millis);
+      FlightChannels.reconnectDuring(target, millis);
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
       throw failure;
