@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,10 @@ import org.slf4j.LoggerFactory;
 public final class FlightChannels {
   private static final Logger LOG = LoggerFactory.getLogger(FlightChannels.class);
   private static final ConcurrentMap<Key, ManagedChannel> CHANNELS = new ConcurrentHashMap<>();
+
+  /** How many times each channel has become connected (READY); see {@link #connection}. */
+  private static final ConcurrentMap<ManagedChannel, AtomicLong> CONNECTIONS =
+      new ConcurrentHashMap<>();
 
   static {
     TransportLogging.silenceFrameLogger();
@@ -56,6 +61,34 @@ public final class FlightChannels {
             new Key(target, settings.transportFingerprint()), key -> open(target, settings));
     reconnectIfFailed(channel, Math.min(RECONNECT_WAIT_MILLIS, settings.connectTimeoutMillis()));
     return channel;
+  }
+
+  /**
+   * A number that changes each time the channel to {@code target} with these settings connects
+   * anew. What a server said of itself holds while it stays the same: a new connection may reach a
+   * restarted server, or another server on the same port.
+   */
+  static long connection(FlightUri target, ConnectionSettings settings) {
+    ManagedChannel channel = CHANNELS.get(new Key(target, settings.transportFingerprint()));
+    AtomicLong count = channel == null ? null : CONNECTIONS.get(channel);
+    return count == null ? -1 : count.get();
+  }
+
+  /** Counts the channel's connections, following its states for as long as it is open. */
+  private static void countConnections(ManagedChannel channel, AtomicLong count) {
+    ConnectivityState state = channel.getState(false);
+    if (state == ConnectivityState.SHUTDOWN) {
+      CONNECTIONS.remove(channel);
+      return;
+    }
+    channel.notifyWhenStateChanged(
+        state,
+        () -> {
+          if (channel.getState(false) == ConnectivityState.READY) {
+            count.incrementAndGet();
+          }
+          countConnections(channel, count);
+        });
   }
 
   /**
@@ -135,7 +168,11 @@ public final class FlightChannels {
     } else {
       builder.usePlaintext();
     }
-    return builder.build();
+    ManagedChannel channel = builder.build();
+    AtomicLong count = new AtomicLong();
+    CONNECTIONS.put(channel, count);
+    countConnections(channel, count);
+    return channel;
   }
 
   private static io.netty.handler.ssl.SslContext tls(ConnectionSettings settings) {
@@ -189,6 +226,7 @@ public final class FlightChannels {
       }
     }
     CHANNELS.clear();
+    CONNECTIONS.clear();
   }
 
   /** A server address and a fingerprint of transport settings; holds no secret. */

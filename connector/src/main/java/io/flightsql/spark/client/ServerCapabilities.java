@@ -8,6 +8,11 @@ import org.apache.arrow.flight.sql.impl.FlightSql.SqlInfo;
  * What a server says it can do (GetSqlInfo), as far as writes need to know. Immutable and
  * Serializable: read once on the driver and shipped with the write to executors. A server that does
  * not answer GetSqlInfo is taken to have no transactions and unknown bulk ingestion.
+ *
+ * <p>How the server quotes identifiers is established, never assumed: from GetSqlInfo's
+ * SQL_IDENTIFIER_QUOTE_CHAR, or where that is missing from a probe query ({@link QuotingProbe}),
+ * and otherwise it is unknown ({@link #quotingKnown()} false) and nothing that names a column is
+ * pushed.
  */
 public final class ServerCapabilities implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -36,6 +41,9 @@ public final class ServerCapabilities implements Serializable {
   private final String serverName;
   private final String serverVersion;
 
+  /** Whether a probe found that the server reads SQL as Spark does ({@code "c"} is a string). */
+  private final boolean sparkSql;
+
   ServerCapabilities(
       boolean transactions,
       Boolean bulkIngestion,
@@ -43,12 +51,48 @@ public final class ServerCapabilities implements Serializable {
       String identifierQuote,
       String serverName,
       String serverVersion) {
+    this(
+        transactions,
+        bulkIngestion,
+        ingestTransactions,
+        identifierQuote,
+        serverName,
+        serverVersion,
+        false);
+  }
+
+  private ServerCapabilities(
+      boolean transactions,
+      Boolean bulkIngestion,
+      boolean ingestTransactions,
+      String identifierQuote,
+      String serverName,
+      String serverVersion,
+      boolean sparkSql) {
     this.transactions = transactions;
     this.bulkIngestion = bulkIngestion;
     this.ingestTransactions = ingestTransactions;
     this.identifierQuote = identifierQuote;
     this.serverName = serverName;
     this.serverVersion = serverVersion;
+    this.sparkSql = sparkSql;
+  }
+
+  /**
+   * These capabilities with the identifier quote a probe established.
+   *
+   * @param quote the quote, or empty when the probe could not tell
+   * @param sparkSql whether the server reads SQL as Spark does
+   */
+  ServerCapabilities withProbedQuote(String quote, boolean sparkSql) {
+    return new ServerCapabilities(
+        transactions,
+        bulkIngestion,
+        ingestTransactions,
+        quote,
+        serverName,
+        serverVersion,
+        sparkSql);
   }
 
   /** Capabilities from the values of a GetSqlInfo answer, by SqlInfo id. */
@@ -92,6 +136,19 @@ public final class ServerCapabilities implements Serializable {
     return identifierQuote;
   }
 
+  /**
+   * Whether the server's identifier quote is known, from GetSqlInfo or a probe. When it is not,
+   * nothing that names a column may be sent.
+   */
+  public boolean quotingKnown() {
+    return !identifierQuote.isEmpty();
+  }
+
+  /** Whether a probe found that the server speaks Spark SQL (backticks; {@code "c"} a string). */
+  public boolean sparkSql() {
+    return sparkSql;
+  }
+
   /** FLIGHT_SQL_SERVER_NAME, or empty. */
   public String serverName() {
     return serverName;
@@ -116,6 +173,7 @@ public final class ServerCapabilities implements Serializable {
         + ingestTransactions
         + ", identifierQuote="
         + identifierQuote
+        + (sparkSql ? ", sparkSql" : "")
         + "}";
   }
 }

@@ -33,6 +33,11 @@ final class SessionClients implements AutoCloseable {
     return server;
   }
 
+  /** The session's connection settings. */
+  ConnectionSettings settings() {
+    return settings;
+  }
+
   /** The token and cookies the session has now. */
   SessionState state() {
     return state.snapshot();

@@ -69,8 +69,23 @@ final class SessionMetadata {
     return Optional.of(streams.schema(info.getEndpoints().get(0)));
   }
 
-  /** See {@link FlightSqlSession#capabilities()}. */
+  /**
+   * See {@link FlightSqlSession#capabilities()}: remembered per server in this JVM ({@link
+   * KnownServers}), asked with GetSqlInfo, and where that gives no identifier quote, with the
+   * {@link QuotingProbe}.
+   */
   ServerCapabilities capabilities() {
+    return KnownServers.capabilities(
+        clients.settings(),
+        () -> {
+          ServerCapabilities said = sqlInfo();
+          return said.quotingKnown()
+              ? said
+              : new QuotingProbe(server, clients, streams).establish(said);
+        });
+  }
+
+  private ServerCapabilities sqlInfo() {
     Map<Integer, Object> values = new HashMap<>();
     try {
       // Everything the server has: asking for ids a server lacks fails on some servers.

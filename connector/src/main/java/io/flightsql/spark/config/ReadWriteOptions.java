@@ -62,13 +62,18 @@ public final class ReadWriteOptions {
    */
   public static final OptionSpec<String> DIALECT =
       OptionTypes.choice(
-              "dialect", SCOPE, AUTO_DIALECT, "ansi", "duckdb", "sqlite", "derby", "mysql")
+              "dialect", SCOPE, AUTO_DIALECT, "ansi", "duckdb", "sqlite", "derby", "mysql", "spark")
           .defaultValue(AUTO_DIALECT)
           .description(
               "The SQL the connector writes for the server: the column types of a table it"
                   + " creates, and the filters, aggregates, ordering and row limits it pushes into"
                   + " a read (quoting, literals, which of them the server can run as Spark would)."
-                  + " `mysql` is MySQL's syntax as Apache Doris and StarRocks speak it. `auto`"
-                  + " chooses from the server's name, else its version (GetSqlInfo), the same for"
-                  + " reads and writes, and `ansi` where neither is known. See docs/pushdown.md.");
+                  + " `mysql` is MySQL's syntax as Apache Doris and StarRocks speak it; `spark` is"
+                  + " Spark SQL (backtick identifiers, `\"...\"` a string) as Sail and other"
+                  + " Spark-SQL servers speak it. `auto` chooses from the server's name, else its"
+                  + " version (GetSqlInfo); else, where the server does not say how it quotes"
+                  + " identifiers, a probe query (`SELECT \"c\" FROM (SELECT 1 AS c) t` is 1 in"
+                  + " ANSI SQL and the string `c` in Spark SQL) chooses between `ansi` and `spark`,"
+                  + " once per server and JVM; where even that cannot tell, nothing that names a"
+                  + " column is pushed. See docs/pushdown.md.");
 }

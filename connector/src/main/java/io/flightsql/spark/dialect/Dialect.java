@@ -45,6 +45,9 @@ public abstract class Dialect implements Serializable {
 
   private final String quote;
 
+  /** False where the server's quoting could not be established and this one is a guess. */
+  private boolean quotingKnown = true;
+
   /**
    * @param serverQuote the server's identifier quote (GetSqlInfo SQL_IDENTIFIER_QUOTE_CHAR), or
    *     null or empty when it did not say
@@ -60,6 +63,21 @@ public abstract class Dialect implements Serializable {
   /** The characters that quote identifiers. */
   public final String quote() {
     return quote;
+  }
+
+  /**
+   * Whether the quote is established: named by the user (option {@code dialect}), by the server
+   * (GetSqlInfo) or by a probe. Where it is not, a quoted name could be read as a string, so
+   * nothing that names a column may be sent.
+   */
+  public final boolean quotingKnown() {
+    return quotingKnown;
+  }
+
+  /** Marks this dialect, just made, as a guess; see {@link #quotingKnown()}. */
+  final Dialect withQuotingUnknown() {
+    quotingKnown = false;
+    return this;
   }
 
   /** An identifier between quotes, or empty for one that cannot be written safely. */
@@ -110,9 +128,18 @@ public abstract class Dialect implements Serializable {
 
   /** A string literal, or empty when the string cannot be written safely in this dialect. */
   public final Optional<String> stringLiteral(String s) {
-    if (!safeText(s)
-        || (s.indexOf('\\') >= 0 && !backslashIsPlain())
-        || s.length() > longestString()) {
+    if (!safeText(s) || s.length() > longestString()) {
+      return Optional.empty();
+    }
+    return quoteString(s);
+  }
+
+  /**
+   * A string between single quotes, each quote inside doubled; empty for a string with a backslash
+   * unless {@link #backslashIsPlain()}.
+   */
+  protected Optional<String> quoteString(String s) {
+    if (s.indexOf('\\') >= 0 && !backslashIsPlain()) {
       return Optional.empty();
     }
     return Optional.of("'" + s.replace("'", "''") + "'");
@@ -430,6 +457,10 @@ public abstract class Dialect implements Serializable {
 
   @Override
   public final String toString() {
-    return name() + " (identifiers quoted with " + quote + ")";
+    return name()
+        + " (identifiers quoted with "
+        + quote
+        + (quotingKnown ? "" : ", a guess: nothing naming a column is pushed")
+        + ")";
   }
 }

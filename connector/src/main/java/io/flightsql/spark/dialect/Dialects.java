@@ -14,8 +14,11 @@ import java.util.function.Function;
  * the catalog alike: option {@code dialect} when the user names one; else the one that the server's
  * name, or failing that its version, names (GetSqlInfo FLIGHT_SQL_SERVER_NAME and
  * FLIGHT_SQL_SERVER_VERSION: arrow-go's SQLite example is named {@code db_name} and says {@code
- * sqlite 3} only in its version); else ANSI. Identifiers are quoted with the server's
- * SQL_IDENTIFIER_QUOTE_CHAR where it gives one, else with the dialect's own quote.
+ * sqlite 3} only in its version); else Spark SQL where the quoting probe found the server reads
+ * {@code "c"} as a string; else ANSI. Identifiers are quoted with the server's
+ * SQL_IDENTIFIER_QUOTE_CHAR, or the quote the probe established, else with the dialect's own quote;
+ * where neither the user, the server nor the probe established the quote, the dialect says so
+ * ({@link Dialect#quotingKnown()}) and nothing naming a column is pushed.
  */
 public final class Dialects {
   /** A dialect: its option value, the words in a server's name that mean it, how to build it. */
@@ -43,7 +46,11 @@ public final class Dialects {
               new Entry(
                   MySqlDialect.NAME,
                   Arrays.asList("mysql", "doris", "starrocks"),
-                  MySqlDialect::new)));
+                  MySqlDialect::new),
+              new Entry(
+                  SparkDialect.NAME,
+                  Arrays.asList("sail", "kyuubi", "databricks", "spark sql", "spark thrift"),
+                  SparkDialect::new)));
 
   private Dialects() {}
 
@@ -64,9 +71,22 @@ public final class Dialects {
    */
   public static Dialect resolve(Optional<String> option, ServerCapabilities capabilities) {
     String quote = capabilities.identifierQuote();
-    return option.isPresent()
-        ? named(option.get(), quote)
-        : detect(capabilities.serverName(), capabilities.serverVersion(), quote);
+    if (option.isPresent()) {
+      return named(option.get(), quote);
+    }
+    Optional<Entry> byName = byServerWord(capabilities.serverName());
+    if (!byName.isPresent()) {
+      byName = byServerWord(capabilities.serverVersion());
+    }
+    if (byName.isPresent()) {
+      // The server's name establishes its dialect, and with it the dialect's own quote.
+      return byName.get().factory.apply(quote);
+    }
+    if (capabilities.sparkSql()) {
+      return new SparkDialect(quote);
+    }
+    Dialect ansi = ENTRIES.get(0).factory.apply(quote);
+    return capabilities.quotingKnown() ? ansi : ansi.withQuotingUnknown();
   }
 
   /**

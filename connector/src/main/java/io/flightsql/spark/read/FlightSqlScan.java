@@ -5,6 +5,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.client.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
@@ -181,14 +182,35 @@ final class FlightSqlScan implements Scan, Batch {
   private InputPartition[] clientPartitions() {
     InputPartition[] planned;
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
-      List<String> conditions = ClientPartitions.conditions(config, sourceSchema, query.dialect());
+      PushedQuery split = query;
+      if (!query.composed()) {
+        // Nothing pushed, so nothing established the dialect: the partition conditions need it.
+        Dialect dialect = Dialects.resolve(config.dialect(), session.capabilities());
+        if (!dialect.quotingKnown()) {
+          throw new IllegalArgumentException(
+              "Option 'partitionColumn' splits the read with conditions that name the column in"
+                  + " SQL, but "
+                  + config.uri()
+                  + " does not say how it quotes identifiers (GetSqlInfo), and a probe query could"
+                  + " not tell. Set option 'dialect' (one of "
+                  + Dialects.names()
+                  + "), or read without 'partitionColumn'.");
+        }
+        boolean defaults = session.sessionHasDefaults();
+        split =
+            PushedQuery.over(
+                dialect,
+                SourceQuery.sql(config, defaults, () -> dialect),
+                SourceQuery.table(config, defaults, () -> dialect).orElse(null));
+      }
+      List<String> conditions = ClientPartitions.conditions(config, sourceSchema, split.dialect());
       // Executors continue this session (token, cookies), as they do the planning session's.
       SessionState state = session.state();
       planned = new InputPartition[conditions.size()];
       for (int i = 0; i < planned.length; i++) {
         planned[i] =
             FlightSqlInputPartition.query(
-                i, planned.length, query.sql(conditions.get(i)), config.uri(), state);
+                i, planned.length, split.sql(conditions.get(i)), config.uri(), state);
       }
     }
     LOG.info(

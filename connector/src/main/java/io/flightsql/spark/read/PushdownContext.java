@@ -2,6 +2,7 @@ package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.FlightUri;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
@@ -10,6 +11,7 @@ import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.sql.SourceColumns;
 import io.flightsql.spark.types.ComparableColumns;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.types.StructType;
@@ -23,6 +25,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PushdownContext {
   private static final Logger LOG = LoggerFactory.getLogger(PushdownContext.class);
+
+  /** The servers whose unknown quoting was logged, so that it is logged once per JVM. */
+  private static final Set<FlightUri> UNKNOWN_QUOTING_LOGGED = ConcurrentHashMap.newKeySet();
 
   final Dialect dialect;
   final SourceColumns columns;
@@ -58,6 +63,18 @@ final class PushdownContext {
       if (dialect == null) {
         dialect = Dialects.resolve(config.dialect(), session.capabilities());
         knownDialect.set(dialect);
+      }
+      if (!dialect.quotingKnown()) {
+        if (UNKNOWN_QUOTING_LOGGED.add(config.uri())) {
+          LOG.warn(
+              "Nothing is pushed into reads of {}: the server does not say how it quotes"
+                  + " identifiers (GetSqlInfo SQL_IDENTIFIER_QUOTE_CHAR), and a probe query could"
+                  + " not tell, so a quoted column name might be read as a string. Set option"
+                  + " 'dialect' (one of {}) to push filters, aggregates and limits.",
+              config.uri(),
+              Dialects.names());
+        }
+        return null;
       }
       Dialect chosen = dialect;
       Set<String> comparable = knownComparable;

@@ -39,11 +39,12 @@ class DialectsTest {
   void anOptionNamesADialectInAnyCase() {
     assertThat(Dialects.named("SQLite", "")).isInstanceOf(SqliteDialect.class);
     assertThat(Dialects.named("mysql", "")).isEqualTo(Dialects.named("MySQL", null));
-    assertThat(Dialects.names()).containsExactly("ansi", "duckdb", "sqlite", "derby", "mysql");
+    assertThat(Dialects.names())
+        .containsExactly("ansi", "duckdb", "sqlite", "derby", "mysql", "spark");
     assertThatThrownBy(() -> Dialects.named("oracle", ""))
         .hasMessage(
             "Invalid value 'oracle' for option 'dialect': expected auto or one of"
-                + " [ansi, duckdb, sqlite, derby, mysql]");
+                + " [ansi, duckdb, sqlite, derby, mysql, spark]");
   }
 
   /** Option {@code dialect} is read in config, which cannot see this package: the same names. */

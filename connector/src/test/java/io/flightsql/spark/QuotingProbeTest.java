@@ -1,0 +1,207 @@
+package io.flightsql.spark;
+
+import static org.apache.spark.sql.functions.col;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flightsql.spark.testing.HandBuiltFlightSqlServer;
+import io.flightsql.spark.testing.SparkTestSupport;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A server that does not say how it quotes identifiers (the hand-built server has no GetSqlInfo)
+ * gets a probe query, and its answer decides what is pushed: the string {@code c} means Spark SQL
+ * (backticks, {@code "..."} a string), 1 means ANSI double quotes, and no answer means nothing that
+ * names a column is pushed. The hand-built server answers only the exact query texts it was given,
+ * so each test shows the very SQL the connector sent; a read whose SQL it does not know fails with
+ * NOT_FOUND naming it.
+ */
+class QuotingProbeTest {
+  private static final Schema PEOPLE =
+      new Schema(
+          List.of(
+              new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
+              new Field("s", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+  private static final Schema ONE_STRING =
+      new Schema(List.of(new Field("c", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+  private static final Schema ONE_NUMBER =
+      new Schema(List.of(new Field("c", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+
+  private static SparkSession spark;
+  private static BufferAllocator allocator;
+  private HandBuiltFlightSqlServer server;
+
+  @BeforeAll
+  static void session() {
+    spark = SparkTestSupport.newSession("QuotingProbeTest");
+    allocator = new RootAllocator();
+  }
+
+  @AfterAll
+  static void stopSession() {
+    if (spark != null) {
+      spark.stop();
+    }
+    allocator.close();
+  }
+
+  @BeforeEach
+  void startServer() {
+    server = HandBuiltFlightSqlServer.start();
+  }
+
+  @AfterEach
+  void stopServer() throws InterruptedException {
+    server.close();
+    SparkTestSupport.assertNoArrowMemoryLeft();
+  }
+
+  /** Serves {@code rows} (id, s) for each of the query texts. */
+  private void people(List<Object[]> rows, String... queries) {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(PEOPLE, allocator)) {
+      root.allocateNew();
+      BigIntVector ids = (BigIntVector) root.getVector("id");
+      VarCharVector names = (VarCharVector) root.getVector("s");
+      for (int i = 0; i < rows.size(); i++) {
+        ids.setSafe(i, (Long) rows.get(i)[0]);
+        names.setSafe(i, ((String) rows.get(i)[1]).getBytes(StandardCharsets.UTF_8));
+      }
+      root.setRowCount(rows.size());
+      for (String query : queries) {
+        server.dataset(query, PEOPLE).batch(root).register();
+      }
+    }
+  }
+
+  /** Answers the double-quote probe with the string {@code c}, as Spark SQL does. */
+  private void probeAnswersAString() {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(ONE_STRING, allocator)) {
+      root.allocateNew();
+      ((VarCharVector) root.getVector(0)).setSafe(0, "c".getBytes(StandardCharsets.UTF_8));
+      root.setRowCount(1);
+      server.dataset("SELECT \"c\" FROM (SELECT 1 AS c) t", ONE_STRING).batch(root).register();
+    }
+  }
+
+  /** Answers the double-quote probe with 1, as ANSI SQL does. */
+  private void probeAnswersOne() {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(ONE_NUMBER, allocator)) {
+      root.allocateNew();
+      ((org.apache.arrow.vector.IntVector) root.getVector(0)).setSafe(0, 1);
+      root.setRowCount(1);
+      server.dataset("SELECT \"c\" FROM (SELECT 1 AS c) t", ONE_NUMBER).batch(root).register();
+    }
+  }
+
+  private Dataset<Row> people() {
+    return spark
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("dbtable", "people")
+        .load();
+  }
+
+  private static List<String> rows(Dataset<Row> df) {
+    return df.collectAsList().stream().map(Row::toString).sorted().collect(Collectors.toList());
+  }
+
+  private static final List<Object[]> ALL =
+      List.<Object[]>of(
+          new Object[] {1L, "41"}, new Object[] {2L, "42"}, new Object[] {3L, "it's"});
+
+  @Test
+  void aServerThatReadsDoubleQuotesAsAStringGetsBackticks() {
+    probeAnswersAString();
+    people(ALL, "SELECT * FROM people", "SELECT * FROM people WHERE (`s` IS NOT NULL)");
+    people(
+        List.<Object[]>of(new Object[] {2L, "42"}),
+        "SELECT * FROM people WHERE (`s` IS NOT NULL) AND (`s` = '42')");
+    people(
+        List.<Object[]>of(new Object[] {3L, "it's"}),
+        "SELECT * FROM people WHERE (`s` IS NOT NULL) AND (`s` = \"it's\")");
+    assertThat(rows(people().filter(col("s").equalTo("42")))).containsExactly("[2,42]");
+    // A quote inside a string: Spark SQL would read 'it''s' as 'it' 's', so "it's" is sent.
+    assertThat(rows(people().filter(col("s").equalTo("it's")))).containsExactly("[3,it's]");
+    // A backslash means something else with spark.sql.parser.escapedStringLiterals: only the
+    // IS NOT NULL is pushed, and Spark compares.
+    assertThat(rows(people().filter(col("s").equalTo("a\\b")))).isEmpty();
+  }
+
+  @Test
+  void aServerThatReadsDoubleQuotesAsANameGetsThem() {
+    probeAnswersOne();
+    people(ALL, "SELECT * FROM people");
+    people(
+        List.<Object[]>of(new Object[] {2L, "42"}),
+        "SELECT * FROM people WHERE (\"s\" IS NOT NULL) AND (\"s\" = '42')");
+    assertThat(rows(people().filter(col("s").equalTo("42")))).containsExactly("[2,42]");
+  }
+
+  @Test
+  void aServerWhoseQuotingCannotBeToldGetsNothingPushedAndStillTheRightRows() {
+    // No probe answers: both probes fail with NOT_FOUND.
+    people(ALL, "SELECT * FROM people");
+    Dataset<Row> filtered = people().filter(col("s").equalTo("42")).select("id");
+    assertThat(rows(filtered)).containsExactly("[2]");
+    assertThat(people().count()).isEqualTo(3);
+    assertThat(filtered.queryExecution().executedPlan().toString()).contains("PushedFilters: []");
+  }
+
+  @Test
+  void clientPartitionsOverAServerWhoseQuotingCannotBeToldAreRefusedNamingTheFix() {
+    people(ALL, "SELECT * FROM people");
+    assertThatThrownBy(
+            () ->
+                people()
+                    .sparkSession()
+                    .read()
+                    .format("flightsql")
+                    .option("uri", server.uri())
+                    .option("dbtable", "people")
+                    .option("partitionColumn", "id")
+                    .option("lowerBound", "1")
+                    .option("upperBound", "3")
+                    .option("numPartitions", "2")
+                    .load()
+                    .collectAsList())
+        .hasMessageContaining("does not say how it quotes identifiers")
+        .hasMessageContaining("Set option 'dialect'");
+  }
+
+  @Test
+  void optionDialectSparkNeedsNoProbe() {
+    people(ALL, "SELECT * FROM people");
+    people(
+        List.<Object[]>of(new Object[] {2L, "42"}),
+        "SELECT * FROM people WHERE (`s` IS NOT NULL) AND (`s` = '42')");
+    Dataset<Row> read =
+        spark
+            .read()
+            .format("flightsql")
+            .option("uri", server.uri())
+            .option("dbtable", "people")
+            .option("dialect", "spark")
+            .load();
+    assertThat(rows(read.filter(col("s").equalTo("42")))).containsExactly("[2,42]");
+  }
+}
