@@ -4,7 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * A server program started as {@code <binary> -host 127.0.0.1 -port N} on a free port, as the
@@ -19,8 +21,24 @@ record LoopbackProcess(Process process, int port) {
    */
   static LoopbackProcess start(String name, Path binary, Path log, int attempts, Duration wait)
       throws Exception {
+    return start(
+        name,
+        port ->
+            List.of(binary.toString(), "-host", FreePorts.LOOPBACK, "-port", String.valueOf(port)),
+        log,
+        attempts,
+        wait);
+  }
+
+  /**
+   * Starts the program {@code command} gives for a port, trying up to {@code attempts} free ports,
+   * each for up to {@code wait}.
+   */
+  static LoopbackProcess start(
+      String name, IntFunction<List<String>> command, Path log, int attempts, Duration wait)
+      throws Exception {
     for (int attempt = 1; attempt <= attempts; attempt++) {
-      LoopbackProcess started = tryPort(name, binary, FreePorts.pick(), log, wait);
+      LoopbackProcess started = tryPort(name, command, FreePorts.pick(), log, wait);
       if (started != null) {
         return started;
       }
@@ -31,15 +49,16 @@ record LoopbackProcess(Process process, int port) {
 
   /** The started program, or null if it exited while starting. */
   private static LoopbackProcess tryPort(
-      String name, Path binary, int port, Path log, Duration wait) throws Exception {
+      String name, IntFunction<List<String>> command, int port, Path log, Duration wait)
+      throws Exception {
+    List<String> args = command.apply(port);
     Files.writeString(
         log,
-        "--- " + binary + " -host " + FreePorts.LOOPBACK + " -port " + port + "\n",
+        "--- " + String.join(" ", args) + "\n",
         StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
     Process started =
-        new ProcessBuilder(
-                binary.toString(), "-host", FreePorts.LOOPBACK, "-port", String.valueOf(port))
+        new ProcessBuilder(args)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();

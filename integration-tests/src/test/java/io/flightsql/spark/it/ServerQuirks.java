@@ -29,6 +29,22 @@ abstract class ServerQuirks {
     FlightSqlUpdates.execute(uri(), sql);
   }
 
+  /**
+   * Creates the contract table {@code name} holding these rows (SQL literals in {@link
+   * ContractColumn} order): by default a {@code CREATE TABLE} and an {@code INSERT} per row.
+   */
+  void createTable(String name, List<List<String>> rows) {
+    StringBuilder columns = new StringBuilder();
+    for (ContractColumn column : ContractColumn.values()) {
+      columns.append(columns.length() > 0 ? ", " : "");
+      columns.append(column.sqlName()).append(' ').append(ddlType(column));
+    }
+    executeUpdate("CREATE TABLE " + name + " (" + columns + ")");
+    for (List<String> row : rows) {
+      executeUpdate("INSERT INTO " + name + " VALUES (" + String.join(", ", row) + ")");
+    }
+  }
+
   /** The column type to declare in {@code CREATE TABLE}. */
   abstract String ddlType(ContractColumn column);
 
