@@ -11,6 +11,8 @@ import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connector's conversation with one Flight SQL server: planning a query on the driver and
@@ -22,6 +24,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * fails if any buffer leaked. Not thread-safe: one per planning step or per partition.
  */
 public final class FlightSqlSession implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlSession.class);
+
   private static final String RENEW = "RenewFlightEndpoint";
 
   private final BufferAllocator allocator;
@@ -146,6 +150,32 @@ public final class FlightSqlSession implements AutoCloseable {
   public Optional<ServerTable> findTable(
       TableRef table, boolean caseSensitive, boolean withColumns) {
     return metadata.findTable(table, caseSensitive, withColumns);
+  }
+
+  /**
+   * As {@link #findTable(TableRef, boolean, boolean)}, on a server that may lack GetTables: where
+   * it answers UNIMPLEMENTED (remembered per server in this JVM, so each miss costs one call), the
+   * table is looked for as Spark's JDBC source does, with {@code probeSql}, a query of the table
+   * that returns no row ({@code SELECT * FROM t WHERE 1 = 0}): the table exists, with the columns
+   * of its answer, when the server runs it, and does not when the server refuses it.
+   */
+  public Optional<ServerTable> findTable(
+      TableRef table, boolean caseSensitive, boolean withColumns, String probeSql) {
+    if (!UnimplementedCalls.known(server(), "GetTables")) {
+      try {
+        return metadata.findTable(table, caseSensitive, withColumns);
+      } catch (FlightSqlConnectorException e) {
+        if (!"UNIMPLEMENTED".equals(e.statusCode())) {
+          throw e;
+        }
+        UnimplementedCalls.remember(server(), "GetTables");
+        LOG.info(
+            "{} does not implement GetTables; tables are looked for with queries that return no"
+                + " row",
+            server());
+      }
+    }
+    return metadata.probeTable(table, probeSql);
   }
 
   /** The server's catalogs (GetCatalogs); empty names are left out. */

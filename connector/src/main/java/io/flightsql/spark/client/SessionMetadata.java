@@ -153,6 +153,26 @@ final class SessionMetadata {
     return Optional.empty();
   }
 
+  /** Codes of failures that say nothing about whether a table exists. */
+  private static final java.util.Set<String> NOT_ABOUT_THE_TABLE =
+      java.util.Set.of("UNAVAILABLE", "UNAUTHENTICATED", "CANCELLED", "TIMED_OUT");
+
+  /**
+   * See {@link FlightSqlSession#findTable(TableRef, boolean, boolean, String)}: the table, with the
+   * columns of {@code probeSql}'s answer, or empty when the server refuses the query.
+   */
+  Optional<ServerTable> probeTable(TableRef table, String probeSql) {
+    try {
+      return Optional.of(new ServerTable(table, "TABLE", resultSchema(probeSql)));
+    } catch (FlightSqlConnectorException e) {
+      if (e.statusCode() != null && NOT_ABOUT_THE_TABLE.contains(e.statusCode())) {
+        throw e;
+      }
+      LOG.debug("{} refused {}, taken to mean that {} does not exist", server, probeSql, table);
+      return Optional.empty();
+    }
+  }
+
   /** Whether {@code listed} is the table {@code wanted} names; absent parts of wanted match any. */
   private static boolean sameTable(TableRef listed, TableRef wanted, boolean caseSensitive) {
     return samePart(listed.name(), wanted.name(), caseSensitive)

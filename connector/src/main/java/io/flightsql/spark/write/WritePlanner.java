@@ -66,7 +66,12 @@ final class WritePlanner {
       boolean keepsRows =
           mode == SaveMode.Append
               || (mode == SaveMode.Overwrite && (config.atomic() || config.truncate()));
-      Optional<ServerTable> found = session.findTable(config.table(), caseSensitive, keepsRows);
+      Optional<ServerTable> found =
+          session.findTable(
+              config.table(),
+              caseSensitive,
+              keepsRows,
+              "SELECT * FROM " + dialect.table(config.table()) + " WHERE 1 = 0");
       boolean exists = found.isPresent();
       TableRef target = found.map(ServerTable::ref).orElse(config.table());
       boolean deleteAtCommit = false;

@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
@@ -97,6 +98,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   private final SessionCommands sessions;
   private final MetadataCommands metadata;
   private final List<BiConsumer<CallContext, String>> actionObservers;
+  private final Set<String> withoutCommands;
 
   /**
    * @param allocator owned by the producer from now on, and closed by {@link #close()}
@@ -113,9 +115,11 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       List<Location> locations,
       LongQuerySettings longQueries,
       List<BiConsumer<CallContext, String>> actionObservers,
-      DoGetPacing pacing)
+      DoGetPacing pacing,
+      Set<String> withoutCommands)
       throws SQLException {
     this.allocator = allocator;
+    this.withoutCommands = Set.copyOf(withoutCommands);
     this.actionObservers = List.copyOf(actionObservers);
     this.transactions = new DuckDbTransactions(database);
     this.runner = new CallRunner(allocator, transactions);
@@ -174,6 +178,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   @Override
   public SchemaResult getSchemaStatement(
       CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    refuseIfWithout("GetSchema");
     return queries.schema(command, context);
   }
 
@@ -348,9 +353,19 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
 
   // ---- Server and catalog metadata
 
+  /** Answers UNIMPLEMENTED for a command this server was started without. */
+  private void refuseIfWithout(String command) {
+    if (withoutCommands.contains(command)) {
+      throw CallStatus.UNIMPLEMENTED
+          .withDescription(command + " is not implemented (server started without it)")
+          .toRuntimeException();
+    }
+  }
+
   @Override
   public FlightInfo getFlightInfoSqlInfo(
       CommandGetSqlInfo command, CallContext context, FlightDescriptor descriptor) {
+    refuseIfWithout("GetSqlInfo");
     return metadata.sqlInfo(command, descriptor);
   }
 
@@ -363,6 +378,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   @Override
   public FlightInfo getFlightInfoCatalogs(
       CommandGetCatalogs command, CallContext context, FlightDescriptor descriptor) {
+    refuseIfWithout("GetCatalogs");
     return metadata.catalogs(command, descriptor);
   }
 
@@ -374,6 +390,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   @Override
   public FlightInfo getFlightInfoSchemas(
       CommandGetDbSchemas command, CallContext context, FlightDescriptor descriptor) {
+    refuseIfWithout("GetDbSchemas");
     return metadata.schemas(command, descriptor);
   }
 
@@ -386,6 +403,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   @Override
   public FlightInfo getFlightInfoTables(
       CommandGetTables command, CallContext context, FlightDescriptor descriptor) {
+    refuseIfWithout("GetTables");
     return metadata.tables(command, descriptor);
   }
 

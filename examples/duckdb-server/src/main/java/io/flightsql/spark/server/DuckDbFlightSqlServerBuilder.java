@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServerMiddleware;
@@ -41,6 +43,7 @@ public final class DuckDbFlightSqlServerBuilder {
       new ArrayList<>();
   private Duration batchDelay = Duration.ZERO;
   private final List<Runnable> cancellationObservers = new ArrayList<>();
+  private final Set<String> withoutCommands = new LinkedHashSet<>();
 
   DuckDbFlightSqlServerBuilder() {}
 
@@ -360,6 +363,29 @@ public final class DuckDbFlightSqlServerBuilder {
     return ServerStartup.start(configuration());
   }
 
+  /** The metadata commands {@link #without} can take away. */
+  static final Set<String> OPTIONAL_COMMANDS =
+      Set.of("GetSqlInfo", "GetTables", "GetCatalogs", "GetDbSchemas", "GetSchema");
+
+  /**
+   * Makes these metadata commands answer UNIMPLEMENTED, as servers without them do (Sail has none
+   * of them, Deephaven no GetSqlInfo): any of {@code GetSqlInfo}, {@code GetTables}, {@code
+   * GetCatalogs}, {@code GetDbSchemas} and {@code GetSchema} (of a statement). Default: none.
+   */
+  public DuckDbFlightSqlServerBuilder without(String... commands) {
+    for (String command : commands) {
+      if (!OPTIONAL_COMMANDS.contains(command)) {
+        throw new IllegalArgumentException(
+            "Invalid value '"
+                + command
+                + "' for option 'without': expected any of "
+                + new java.util.TreeSet<>(OPTIONAL_COMMANDS));
+      }
+      withoutCommands.add(command);
+    }
+    return this;
+  }
+
   /** What this builder was told so far; for the start-up, and for tests of the command line. */
   ServerConfiguration configuration() {
     return new ServerConfiguration(
@@ -381,7 +407,8 @@ public final class DuckDbFlightSqlServerBuilder {
         longQueries,
         middleware,
         actionObservers,
-        new DoGetPacing(batchDelay, cancellationObservers));
+        new DoGetPacing(batchDelay, cancellationObservers),
+        withoutCommands);
   }
 
   private static int check(String option, int value, int min, int max) {

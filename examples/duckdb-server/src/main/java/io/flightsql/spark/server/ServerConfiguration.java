@@ -3,6 +3,7 @@ package io.flightsql.spark.server;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServer;
@@ -22,6 +23,8 @@ import org.apache.arrow.flight.Location;
  * @param middleware the caller's middleware, installed ahead of the server's own, in this order
  * @param actionObservers told each action's type before it runs, in this order
  * @param doGetPacing the pause before each DoGet batch and the observers of cancelled DoGets
+ * @param withoutCommands the metadata commands that answer UNIMPLEMENTED, as on servers that lack
+ *     them
  */
 record ServerConfiguration(
     String host,
@@ -42,9 +45,11 @@ record ServerConfiguration(
     LongQuerySettings longQueries,
     List<ExtraMiddleware<?>> middleware,
     List<BiConsumer<FlightProducer.CallContext, String>> actionObservers,
-    DoGetPacing doGetPacing) {
+    DoGetPacing doGetPacing,
+    Set<String> withoutCommands) {
 
   ServerConfiguration {
+    withoutCommands = Set.copyOf(withoutCommands);
     settings = List.copyOf(settings);
     endpointLocations = List.copyOf(endpointLocations);
     middleware = List.copyOf(middleware);

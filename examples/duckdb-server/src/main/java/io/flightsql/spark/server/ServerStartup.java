@@ -79,7 +79,8 @@ final class ServerStartup {
               config.endpointLocations(),
               config.longQueries(),
               config.actionObservers(),
-              config.doGetPacing());
+              config.doGetPacing(),
+              config.withoutCommands());
       ServerAuthenticator authenticator =
           config.password() == null && config.bearerToken() == null
               ? null
