@@ -139,6 +139,29 @@ class FlightSqlSecurityTest {
     }
   }
 
+  /**
+   * An authorization header of the user's own scheme (here a bearer token written out, as a server
+   * with its own scheme, such as Deephaven's {@code Anonymous}, would want it) goes with every call
+   * of reads and writes, executors included.
+   */
+  @Test
+  void anAuthorizationHeaderOfAnySchemeReadsAndWrites() throws Exception {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server = server(recorder).bearerToken(TOKEN).start()) {
+      Map<String, String> auth = options("header.authorization", "Bearer " + TOKEN);
+      assertThat(count(server, auth)).isEqualTo(1000);
+      write(server, auth, "header_written");
+      assertThat(reader(server, auth).option("dbtable", "header_written").load().count())
+          .isEqualTo(100);
+      assertThat(methods(recorder.calls())).contains("DoGet", "DoPut", "GetFlightInfo");
+      for (RecordedCall call : recorder.calls()) {
+        assertThat(call.header("authorization")).as(call.method()).isEqualTo("Bearer " + TOKEN);
+      }
+      assertThatThrownBy(() -> count(server, options("header.authorization", "Bearer wrong")))
+          .hasMessageContaining("UNAUTHENTICATED");
+    }
+  }
+
   @Test
   void wrongCredentialsSayUnauthenticatedAndNameTheOptions() throws Exception {
     try (DuckDbFlightSqlServer server = server().basicAuth("alice", PASSWORD).start()) {

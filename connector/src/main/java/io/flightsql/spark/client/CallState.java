@@ -112,11 +112,16 @@ final class CallState implements FlightClientMiddleware.Factory {
 
     @Override
     public void onBeforeSendingHeaders(CallHeaders outgoing) {
-      for (Map.Entry<String, String> header : settings.headers().entrySet()) {
-        outgoing.insert(header.getKey(), header.getValue());
-      }
       // A handshake carries the basic credentials of its call option instead.
       String token = bearer;
+      for (Map.Entry<String, String> header : settings.headers().entrySet()) {
+        // Option header.authorization opens the session; once the server answered with a bearer
+        // token (Deephaven's session token, say), calls carry that instead, and so stay in the
+        // server session that issued their tickets.
+        if (!(header.getKey().equals("authorization") && token != null)) {
+          outgoing.insert(header.getKey(), header.getValue());
+        }
+      }
       if (token != null && method != FlightMethod.HANDSHAKE) {
         outgoing.insert("authorization", "Bearer " + token);
       }

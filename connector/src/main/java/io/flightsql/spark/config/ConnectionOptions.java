@@ -96,7 +96,9 @@ public final class ConnectionOptions {
           .secret()
           .description(
               "An extra gRPC header `<name>: <value>` sent on every call, e.g."
-                  + " `header.x-tenant`. Values are treated as secrets.");
+                  + " `header.x-tenant`. Values are treated as secrets. `header.authorization`"
+                  + " gives an authorization header of any scheme (e.g. Deephaven's `Anonymous`),"
+                  + " not together with `username` or `token`; see docs/security.md.");
 
   public static final OptionSpec<Duration> CONNECT_TIMEOUT =
       OptionTypes.duration("connectTimeout", SCOPE)

@@ -147,11 +147,24 @@ final class ConnectionSettingsReader {
             "Option '" + option + "' names a binary gRPC header (-bin), which is not supported");
       }
       if (name.equals("authorization")) {
-        throw new IllegalArgumentException(
-            "Option '"
-                + option
-                + "' is not supported: give credentials with 'username' and 'password', or"
-                + " 'token'");
+        for (OptionSpec<String> credential :
+            Arrays.asList(
+                ConnectionOptions.USERNAME,
+                ConnectionOptions.TOKEN,
+                ConnectionOptions.TOKEN_ENV,
+                ConnectionOptions.TOKEN_FILE)) {
+          if (reader.given(credential).isPresent()) {
+            throw new IllegalArgumentException(
+                "Options '"
+                    + option
+                    + "' and '"
+                    + credential.name()
+                    + "' both give credentials: give the authorization header of any scheme with"
+                    + " '"
+                    + option
+                    + "' alone, or 'username' and 'password' (basic), or 'token' (bearer)");
+          }
+        }
       }
       settings.header(name, header.getValue());
     }

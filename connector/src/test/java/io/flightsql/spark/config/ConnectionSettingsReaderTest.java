@@ -191,8 +191,27 @@ class ConnectionSettingsReaderTest {
     assertThatThrownBy(() -> parse("uri", TLS, "header.bad name", "v"))
         .hasMessageStartingWith("Option 'header.bad name' does not name a valid gRPC header")
         .hasMessageNotContaining("'v'");
-    assertThatThrownBy(() -> parse("uri", TLS, "header.authorization", "Bearer x"))
-        .hasMessageStartingWith("Option 'header.authorization' is not supported");
+    assertThat(parse("uri", TLS, "header.authorization", "Anonymous").toString())
+        .contains("headers=[authorization]")
+        .doesNotContain("Anonymous");
+    assertThatThrownBy(
+            () -> parse("uri", TLS, "header.authorization", "Anonymous", "token", "t0k-x"))
+        .hasMessageStartingWith("Options 'header.authorization' and 'token' both give credentials")
+        .hasMessageNotContaining("t0k-x")
+        .hasMessageNotContaining("Anonymous");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "uri",
+                    TLS,
+                    "header.Authorization",
+                    "Basic eA==",
+                    "username",
+                    "u",
+                    "password",
+                    "p"))
+        .hasMessageStartingWith(
+            "Options 'header.authorization' and 'username' both give credentials");
     assertThatThrownBy(() -> parse("uri", TLS, "header.trace-bin", "x"))
         .hasMessageContaining("binary gRPC header");
   }
