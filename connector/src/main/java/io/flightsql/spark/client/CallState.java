@@ -45,6 +45,9 @@ final class CallState implements FlightClientMiddleware.Factory {
       bearer = settings.token();
     } else if (settings.basicAuth()) {
       bearer = seed.bearerToken() != null ? seed.bearerToken() : TOKENS.get(identity);
+    } else if (headerAuth()) {
+      // The server session the driver opened, so that executors redeem its tickets in it.
+      bearer = seed.bearerToken();
     }
     cookies.putAll(seed.cookies());
   }
@@ -58,17 +61,27 @@ final class CallState implements FlightClientMiddleware.Factory {
     return settings.basicAuth() && bearer == null;
   }
 
+  /**
+   * Whether option {@code header.authorization} opens the session, and the server may answer with a
+   * bearer token (a session token) for the calls after it.
+   */
+  private boolean headerAuth() {
+    return settings.headers().containsKey("authorization");
+  }
+
   /** Forgets a token the server refused, here and in the JVM's cache. */
   void tokenRefused() {
     String refused = bearer;
     if (refused != null && settings.basicAuth()) {
       TOKENS.remove(identity, refused);
       bearer = null;
+    } else if (refused != null && headerAuth()) {
+      bearer = null;
     }
   }
 
   SessionState snapshot() {
-    return new SessionState(settings.basicAuth() ? bearer : null, cookies);
+    return new SessionState(settings.basicAuth() || headerAuth() ? bearer : null, cookies);
   }
 
   @Override
@@ -81,6 +94,9 @@ final class CallState implements FlightClientMiddleware.Factory {
       bearer = token;
       TOKENS.put(identity, token);
       LOG.debug("Received a bearer token from {}", settings.uri());
+    } else if (headerAuth() && !token.equals(bearer)) {
+      bearer = token;
+      LOG.debug("Received a session token from {}", settings.uri());
     }
   }
 

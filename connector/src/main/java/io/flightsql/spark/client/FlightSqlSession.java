@@ -134,6 +134,11 @@ public final class FlightSqlSession implements AutoCloseable {
     return metadata.capabilities();
   }
 
+  /** Runs {@code query} and counts the rows of its answer, reading every endpoint to its end. */
+  public long countRows(String query) {
+    return metadata.countRows(query);
+  }
+
   /** Whether the table exists (GetTables, then an exact match on each given part of the name). */
   public boolean tableExists(TableRef table) {
     return metadata.tableExists(table);

@@ -108,6 +108,21 @@ final class SessionMetadata {
     return ServerCapabilities.fromSqlInfo(values);
   }
 
+  /** See {@link FlightSqlSession#countRows(String)}. */
+  long countRows(String query) {
+    long[] rows = {0};
+    try {
+      for (FlightEndpoint endpoint : clients.forServer().execute(query).getEndpoints()) {
+        streams.forEachRow(endpoint, (root, i) -> rows[0]++);
+      }
+    } catch (FlightSqlConnectorException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SessionClients.failed("GetFlightInfo", server, e);
+    }
+    return rows[0];
+  }
+
   /** See {@link FlightSqlSession#tableExists(TableRef)}. */
   boolean tableExists(TableRef table) {
     return tables(table.catalog(), table.schema(), table.name(), false).stream()

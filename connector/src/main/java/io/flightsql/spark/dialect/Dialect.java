@@ -48,6 +48,9 @@ public abstract class Dialect implements Serializable {
   /** False where the server's quoting could not be established and this one is a guess. */
   private boolean quotingKnown = true;
 
+  /** True where neither the user nor the server's name chose this dialect. */
+  private boolean sqlGuessed;
+
   /**
    * @param serverQuote the server's identifier quote (GetSqlInfo SQL_IDENTIFIER_QUOTE_CHAR), or
    *     null or empty when it did not say
@@ -77,6 +80,24 @@ public abstract class Dialect implements Serializable {
   /** Marks this dialect, just made, as a guess; see {@link #quotingKnown()}. */
   final Dialect withQuotingUnknown() {
     quotingKnown = false;
+    sqlGuessed = true;
+    return this;
+  }
+
+  /**
+   * Whether the server's SQL beyond its quoting is a guess: neither the user (option {@code
+   * dialect}) nor the server's name chose this dialect. What is pushed in it is then first tried on
+   * the server with a query that returns no row, and kept only where the server takes it.
+   */
+  public final boolean sqlGuessed() {
+    return sqlGuessed;
+  }
+
+  /**
+   * Marks this dialect, just made, as chosen without the server's name; see {@link #sqlGuessed}.
+   */
+  final Dialect withSqlGuessed() {
+    sqlGuessed = true;
     return this;
   }
 

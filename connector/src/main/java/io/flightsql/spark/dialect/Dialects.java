@@ -83,10 +83,10 @@ public final class Dialects {
       return byName.get().factory.apply(quote);
     }
     if (capabilities.sparkSql()) {
-      return new SparkDialect(quote);
+      return new SparkDialect(quote).withSqlGuessed();
     }
     Dialect ansi = ENTRIES.get(0).factory.apply(quote);
-    return capabilities.quotingKnown() ? ansi : ansi.withQuotingUnknown();
+    return capabilities.quotingKnown() ? ansi.withSqlGuessed() : ansi.withQuotingUnknown();
   }
 
   /**

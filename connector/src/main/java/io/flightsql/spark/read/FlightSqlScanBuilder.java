@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
@@ -105,6 +106,10 @@ final class FlightSqlScanBuilder
     this.clientPartitioned = config.partitioning().isClientSide();
   }
 
+  /** Codes of failures that say nothing of the SQL tried. */
+  private static final java.util.Set<String> NO_ANSWER =
+      java.util.Set.of("UNAVAILABLE", "UNAUTHENTICATED", "CANCELLED", "TIMED_OUT");
+
   /** The context, or null when nothing may be pushed into this read. */
   private PushdownContext context() {
     if (!contextResolved) {
@@ -120,16 +125,73 @@ final class FlightSqlScanBuilder
       return predicates;
     }
     List<Predicate> remaining = new ArrayList<>();
+    List<Predicate> candidates = new ArrayList<>();
+    List<String> conditions = new ArrayList<>();
     for (Predicate predicate : predicates) {
       Optional<String> sql = context.expressions.predicate(predicate);
       if (sql.isPresent()) {
-        pushedPredicates.add(predicate);
-        where.add(sql.get());
+        candidates.add(predicate);
+        conditions.add(sql.get());
       } else {
         remaining.add(predicate);
       }
     }
+    if (!conditions.isEmpty()
+        && !serverTakes(PushdownContext.base(context, config).where(where).where(conditions))) {
+      // One of them is refused: each is tried alone, and only those the server takes are pushed.
+      List<Predicate> taken = new ArrayList<>();
+      List<String> takenSql = new ArrayList<>();
+      for (int i = 0; i < conditions.size(); i++) {
+        List<String> one = Collections.singletonList(conditions.get(i));
+        if (serverTakes(PushdownContext.base(context, config).where(where).where(one))) {
+          taken.add(candidates.get(i));
+          takenSql.add(conditions.get(i));
+        } else {
+          remaining.add(candidates.get(i));
+        }
+      }
+      candidates = taken;
+      conditions = takenSql;
+    }
+    pushedPredicates.addAll(candidates);
+    where.addAll(conditions);
     return remaining.toArray(new Predicate[0]);
+  }
+
+  /**
+   * Whether the server takes {@code candidate}: always where the dialect was chosen by the user or
+   * by the server's name; where it is a guess ({@link Dialect#sqlGuessed()}), whether the server
+   * runs the query with {@code 1 = 0} added (which returns no row), remembered per server and query
+   * in this JVM. A refusal is logged as a warning naming the refused SQL, and the work stays with
+   * Spark, so that pushdown never turns a read that works into one that fails.
+   */
+  private boolean serverTakes(PushedQuery candidate) {
+    if (!context.dialect.sqlGuessed()) {
+      return true;
+    }
+    String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
+    return TriedQueries.takes(
+        config.uri(),
+        probe,
+        () -> {
+          try (FlightSqlSession session =
+              FlightSqlSession.open(config.connection(), "pushdown-check")) {
+            session.resultSchema(probe);
+            return true;
+          } catch (RuntimeException e) {
+            boolean answered =
+                !(e instanceof FlightSqlConnectorException)
+                    || !NO_ANSWER.contains(((FlightSqlConnectorException) e).statusCode());
+            LOG.warn(
+                "Not pushed into the read of {}: {} {} {} ({}); Spark does that work instead",
+                config.displayName(),
+                config.uri(),
+                answered ? "refused" : "could not try",
+                probe,
+                e.getMessage());
+            return answered ? Boolean.FALSE : null;
+          }
+        });
   }
 
   @Override
@@ -202,12 +264,46 @@ final class FlightSqlScanBuilder
       LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
       return false;
     }
+    if (groups.isEmpty() && context.dialect.sqlGuessed() && !oneRowOfNothing(probe)) {
+      return false;
+    }
     this.aggregation = agg;
     this.aggregationComplete = complete;
     this.aggregateSelect = select;
     this.groupBy = groups;
     this.aggregateSchema = result;
     return true;
+  }
+
+  /**
+   * Whether the server answers aggregates without GROUP BY over no rows with one row, as SQL and
+   * Spark do (COUNT 0, the others NULL). Some do not (Deephaven answers none), and Spark would then
+   * show no row where it should show one, so the aggregates stay with Spark there.
+   */
+  private boolean oneRowOfNothing(String probe) {
+    return TriedQueries.takes(
+        config.uri(),
+        "one row of: " + probe,
+        () -> {
+          long rows;
+          try (FlightSqlSession session =
+              FlightSqlSession.open(config.connection(), "aggregate-check")) {
+            rows = session.countRows(probe);
+          } catch (RuntimeException e) {
+            LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
+            return null;
+          }
+          if (rows != 1) {
+            LOG.warn(
+                "Aggregates not pushed into the read of {}: {} answers {} with {} rows, where SQL"
+                    + " and Spark give one",
+                config.displayName(),
+                config.uri(),
+                probe,
+                rows);
+          }
+          return rows == 1;
+        });
   }
 
   /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
@@ -230,7 +326,8 @@ final class FlightSqlScanBuilder
         || (aggregation != null && !aggregationComplete)) {
       return false;
     }
-    if (!context.dialect.limitOffset(rows, offset).isPresent()) {
+    if (!context.dialect.limitOffset(rows, offset).isPresent()
+        || !serverTakes(current().limit(rows))) {
       return false;
     }
     // Spark pushes an offset first only for OFFSET n LIMIT m, whose limit counts after the
@@ -258,7 +355,8 @@ final class FlightSqlScanBuilder
         return false;
       }
     }
-    if (!context.dialect.limitOffset(newLimit, rows).isPresent()) {
+    if (!context.dialect.limitOffset(newLimit, rows).isPresent()
+        || !serverTakes(current().limit(newLimit).offset(rows))) {
       return false;
     }
     limit = newLimit;
@@ -283,7 +381,8 @@ final class FlightSqlScanBuilder
       }
       items.add(sql.get());
     }
-    if (!context.dialect.limitOffset(rows, 0).isPresent()) {
+    if (!context.dialect.limitOffset(rows, 0).isPresent()
+        || !serverTakes(current().orderBy(items).limit(rows))) {
       return false;
     }
     topN = orders.clone();
@@ -299,6 +398,16 @@ final class FlightSqlScanBuilder
     // rows are the right ones, but a server may split them into endpoints without ordering the
     // endpoints among themselves (FlightInfo.ordered): Spark sorts those few rows again.
     return clientPartitioned || topN != null;
+  }
+
+  /** The query as pushed so far, before the step being tried. */
+  private PushedQuery current() {
+    PushedQuery query = PushdownContext.base(context, config).where(where);
+    query =
+        aggregation != null
+            ? query.select(aggregateSelect).groupBy(groupBy)
+            : query.orderBy(orderBy);
+    return query.limit(limit).offset(offset);
   }
 
   @Override

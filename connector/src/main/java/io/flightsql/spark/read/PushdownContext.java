@@ -10,10 +10,12 @@ import io.flightsql.spark.sql.ExpressionSql;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.sql.SourceColumns;
 import io.flightsql.spark.types.ComparableColumns;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,6 +85,18 @@ final class PushdownContext {
         Schema arrow = session.resultSchema(sql);
         comparable = ComparableColumns.of(arrow, schema);
       }
+      if (dialect.sqlGuessed() && !nullsCompareAsInSql(session, config)) {
+        // Such a server may find a NULL smaller than 1.0 (Deephaven's NULL is the smallest
+        // value), where SQL and Spark find the comparison unknown: only columns without NULLs
+        // can be compared there.
+        Set<String> notNull = new HashSet<>();
+        for (StructField field : schema.fields()) {
+          if (!field.nullable() && comparable.contains(field.name())) {
+            notNull.add(field.name());
+          }
+        }
+        comparable = notNull;
+      }
       SourceColumns columns = new SourceColumns(schema, comparable, dialect);
       if (!columns.addressable()) {
         LOG.info(
@@ -99,6 +113,41 @@ final class PushdownContext {
           e.getMessage());
       return null;
     }
+  }
+
+  /** A query that returns no row where comparisons with NULL are unknown, as in SQL and Spark. */
+  static final String NULL_COMPARISON_PROBE =
+      "SELECT 1 AS c FROM (SELECT CAST(NULL AS DOUBLE) AS x) t WHERE x < 1";
+
+  /**
+   * Whether the server finds {@code NULL < 1} unknown, as SQL and Spark do: tried once per server
+   * in this JVM where the dialect is a guess. A server that refuses the probe is taken not to.
+   */
+  private static boolean nullsCompareAsInSql(FlightSqlSession session, FlightSqlReadConfig config) {
+    return TriedQueries.takes(
+        config.uri(),
+        "nulls: " + NULL_COMPARISON_PROBE,
+        () -> {
+          try {
+            long rows = session.countRows(NULL_COMPARISON_PROBE);
+            if (rows != 0) {
+              LOG.warn(
+                  "{} finds NULL < 1 true (probe: {}): columns that may hold NULLs are not"
+                      + " compared in SQL pushed to it",
+                  config.uri(),
+                  NULL_COMPARISON_PROBE);
+            }
+            return rows == 0;
+          } catch (FlightSqlConnectorException e) {
+            LOG.warn(
+                "{} refused the probe {} ({}): columns that may hold NULLs are not compared in SQL"
+                    + " pushed to it",
+                config.uri(),
+                NULL_COMPARISON_PROBE,
+                e.getMessage());
+            return false;
+          }
+        });
   }
 
   /**

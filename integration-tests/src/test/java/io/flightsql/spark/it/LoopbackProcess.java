@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
@@ -37,8 +38,22 @@ record LoopbackProcess(Process process, int port) {
   static LoopbackProcess start(
       String name, IntFunction<List<String>> command, Path log, int attempts, Duration wait)
       throws Exception {
+    return start(name, command, log, attempts, wait, Map.of());
+  }
+
+  /**
+   * As {@link #start(String, IntFunction, Path, int, Duration)}, with these environment variables.
+   */
+  static LoopbackProcess start(
+      String name,
+      IntFunction<List<String>> command,
+      Path log,
+      int attempts,
+      Duration wait,
+      Map<String, String> environment)
+      throws Exception {
     for (int attempt = 1; attempt <= attempts; attempt++) {
-      LoopbackProcess started = tryPort(name, command, FreePorts.pick(), log, wait);
+      LoopbackProcess started = tryPort(name, command, FreePorts.pick(), log, wait, environment);
       if (started != null) {
         return started;
       }
@@ -49,7 +64,12 @@ record LoopbackProcess(Process process, int port) {
 
   /** The started program, or null if it exited while starting. */
   private static LoopbackProcess tryPort(
-      String name, IntFunction<List<String>> command, int port, Path log, Duration wait)
+      String name,
+      IntFunction<List<String>> command,
+      int port,
+      Path log,
+      Duration wait,
+      Map<String, String> environment)
       throws Exception {
     List<String> args = command.apply(port);
     Files.writeString(
@@ -57,8 +77,10 @@ record LoopbackProcess(Process process, int port) {
         "--- " + String.join(" ", args) + "\n",
         StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
+    ProcessBuilder builder = new ProcessBuilder(args);
+    builder.environment().putAll(environment);
     Process started =
-        new ProcessBuilder(args)
+        builder
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();

@@ -30,6 +30,20 @@ abstract class ServerQuirks {
   }
 
   /**
+   * Whether the connector pushes the work of this query of the contract's pushdown test into the
+   * server: false where the server refuses the SQL the dialect writes for it (tried with a query
+   * that returns no row) and Spark does it instead.
+   */
+  boolean pushes(String query) {
+    return true;
+  }
+
+  /** Options every read needs on this server, such as an authorization header. */
+  java.util.Map<String, String> options() {
+    return java.util.Map.of();
+  }
+
+  /**
    * Creates the contract table {@code name} holding these rows (SQL literals in {@link
    * ContractColumn} order): by default a {@code CREATE TABLE} and an {@code INSERT} per row.
    */

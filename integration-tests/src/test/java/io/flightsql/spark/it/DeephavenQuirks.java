@@ -1,0 +1,92 @@
+package io.flightsql.spark.it;
+
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+
+/**
+ * How Deephaven differs: tables are Python globals made by the server's start-up script (no DDL or
+ * DML through Flight SQL, no DoPut), every call needs {@code authorization: Anonymous}, SQL is
+ * Calcite's, and times are instants (read as Spark TIMESTAMP).
+ */
+final class DeephavenQuirks extends ServerQuirks {
+  private final String uri;
+
+  DeephavenQuirks(String uri) {
+    this.uri = uri;
+  }
+
+  @Override
+  String name() {
+    return "Deephaven";
+  }
+
+  @Override
+  String uri() {
+    return uri;
+  }
+
+  @Override
+  Map<String, String> options() {
+    return Map.of("header.authorization", "Anonymous");
+  }
+
+  @Override
+  void executeUpdate(String sql) {
+    throw new UnsupportedOperationException("Deephaven runs no DDL or DML through Flight SQL");
+  }
+
+  /** The start-up script made it, with the same rows (start_deephaven.py). */
+  @Override
+  void createTable(String name, List<List<String>> rows) {}
+
+  @Override
+  List<String> writeMethods() {
+    return List.of();
+  }
+
+  @Override
+  String ddlType(ContractColumn column) {
+    throw new UnsupportedOperationException("Deephaven runs no DDL through Flight SQL");
+  }
+
+  @Override
+  DataType sparkType(ContractColumn column) {
+    switch (column) {
+      case ID:
+        return DataTypes.LongType;
+      case NAME:
+        return DataTypes.StringType;
+      case SCORE:
+        return DataTypes.DoubleType;
+      default:
+        return DataTypes.TimestampType;
+    }
+  }
+
+  @Override
+  Object sparkValue(ContractColumn column, Object value) {
+    if (column == ContractColumn.SEEN_AT && value != null) {
+      return ((LocalDateTime) value).toInstant(ZoneOffset.UTC);
+    }
+    return super.sparkValue(column, value);
+  }
+
+  /**
+   * Deephaven's NULL is the smallest value ({@code NULL < 1} is true), and every column it reports
+   * may hold NULLs, so the connector compares no column in SQL pushed to it: filters and orderings
+   * stay with Spark. It refuses OFFSET, which then stays with Spark too.
+   */
+  @Override
+  boolean pushes(String query) {
+    return !query.contains(" WHERE ") && !query.contains(" ORDER BY ") && !query.contains("OFFSET");
+  }
+
+  @Override
+  String syntaxErrorText() {
+    return "query can't be parsed";
+  }
+}

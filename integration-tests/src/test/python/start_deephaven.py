@@ -1,0 +1,48 @@
+"""Starts Deephaven's server for the integration tests, with the contract tables as globals.
+
+Usage: start_deephaven.py PORT. Prints READY once the tables exist, then serves until killed.
+Anonymous authentication: every call must carry the header `authorization: Anonymous` (or the
+session token the server returns).
+"""
+import sys
+import time
+
+from deephaven_server import Server
+
+port = int(sys.argv[1])
+server = Server(
+    host="127.0.0.1",
+    port=port,
+    jvm_args=[
+        "-Xmx1g",
+        "-DAuthHandlers=io.deephaven.auth.AnonymousAuthenticationHandler",
+    ],
+)
+server.start()
+
+from deephaven import new_table  # noqa: E402 (needs the started JVM)
+from deephaven.column import datetime_col, double_col, long_col, string_col  # noqa: E402
+from deephaven.time import to_j_instant  # noqa: E402
+
+import __main__  # noqa: E402
+
+# The rows of FlightSqlContractSuite.ROWS; seen_at as UTC instants.
+__main__.contract_people = new_table([
+    long_col("id", [1, 2, 3, 4, 5]),
+    string_col("name", ["alice", "bob", None, "Zo\u00eb \u2713", "it's"]),
+    double_col("score", [1.5, None, -2.25, 0.0, 1.0e10]),
+    datetime_col("seen_at", [
+        to_j_instant("2024-01-02T03:04:05 UTC"),
+        to_j_instant("1999-12-31T23:59:59 UTC"),
+        None,
+        to_j_instant("1970-01-01T00:00:00 UTC"),
+        to_j_instant("2038-01-19T03:14:08 UTC"),
+    ]),
+])
+__main__.deephaven_strings = new_table([
+    long_col("id", [1, 2, 3]),
+    string_col("s", ["41", "42", "43"]),
+])
+print("READY", flush=True)
+while True:
+    time.sleep(3600)
