@@ -29,7 +29,7 @@ class OptionSpecTest {
     assertThat(ReadOptions.DECIMAL_OVERFLOW.parse("NULL")).isEqualTo(DecimalOverflow.NULL);
     assertThat(ReadWriteOptions.DIALECT.parse("DuckDB")).isEqualTo("duckdb");
     assertThat(ReadWriteOptions.DIALECT.allowedValues())
-        .containsExactly("auto", "ansi", "duckdb", "sqlite", "derby", "mysql");
+        .containsExactly("auto", "ansi", "duckdb", "sqlite", "derby", "mysql", "spark");
     assertThatThrownBy(() -> ReadOptions.NANOSECONDS.parse("round"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(

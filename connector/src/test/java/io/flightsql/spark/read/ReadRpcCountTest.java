@@ -1,0 +1,102 @@
+package io.flightsql.spark.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flightsql.spark.server.CallRecorder;
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.server.RecordedCall;
+import io.flightsql.spark.testing.SparkTestSupport;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What one read costs in calls to the server, as the server's call recorder counts them: once the
+ * server's metadata is known in the JVM (GetSqlInfo is asked once per server), a read with nothing
+ * pushed costs two driver calls (the schema, then the plan) and one DoGet per endpoint.
+ */
+class ReadRpcCountTest {
+  private static DuckDbFlightSqlServer server;
+  private static SparkSession spark;
+  private static final CallRecorder RECORDER = new CallRecorder();
+
+  @BeforeAll
+  static void start() throws Exception {
+    server =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .lineitemRows(0)
+            .endpoints(2)
+            .middleware(CallRecorder.KEY, RECORDER)
+            .actionObserver(RECORDER::actionStarted)
+            .start();
+    server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
+    spark = SparkTestSupport.newSession("ReadRpcCountTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private static List<String> methods() {
+    return RECORDER.calls().stream()
+        .map(RecordedCall::method)
+        .filter(m -> !m.startsWith("Handshake"))
+        .collect(Collectors.toList());
+  }
+
+  private static long read(String option, String value) {
+    return spark
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option(option, value)
+        .load()
+        .collectAsList()
+        .size();
+  }
+
+  @Test
+  void aReadWithNothingPushedCostsTwoDriverCalls() {
+    assertThat(read("dbtable", "ten")).isEqualTo(10);
+    RECORDER.clear();
+    assertThat(read("query", "SELECT * FROM ten WHERE id < 10")).isEqualTo(10);
+    // GetSchema (the schema Spark needs before planning) and PollFlightInfo (the plan), then a
+    // DoGet per endpoint.
+    assertThat(methods()).containsExactly("GetSchema", "PollFlightInfo", "DoGet", "DoGet");
+  }
+
+  /** The server's GetSqlInfo is asked by the first read that pushes something, not again. */
+  @Test
+  void aPushedReadAsksTheServerWhatItIsOncePerJvm() {
+    assertThat(pushedRead()).isEqualTo(3);
+    List<String> first = methods();
+    RECORDER.clear();
+    assertThat(pushedRead()).isEqualTo(3);
+    List<String> second = methods();
+    System.out.println("First pushed read: " + first + "\nSecond pushed read: " + second);
+    assertThat(first.size() - second.size()).isEqualTo(2);
+  }
+
+  private static long pushedRead() {
+    RECORDER.clear();
+    return spark
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("dbtable", "ten")
+        .load()
+        .filter("id >= 7")
+        .collectAsList()
+        .size();
+  }
+}
