@@ -32,6 +32,12 @@ final class FlightSqlInputPartition implements InputPartition {
   private final SessionState session;
   private final long plannedAtMillis;
 
+  /**
+   * Whether running the query again gives the same endpoints with the same rows: the server said
+   * its endpoints are in the result's order (FlightInfo.ordered) and the query orders its rows.
+   */
+  private final boolean reproducible;
+
   /** The endpoint as the server sent it (for RenewFlightEndpoint), when it has an expiration. */
   private final byte[] expiringEndpoint;
 
@@ -44,7 +50,9 @@ final class FlightSqlInputPartition implements InputPartition {
       List<FlightUri> targets,
       String query,
       SessionState session,
-      long plannedAtMillis) {
+      long plannedAtMillis,
+      boolean reproducible) {
+    this.reproducible = reproducible;
     this.index = index;
     this.partitionCount = partitionCount;
     this.ticket = endpoint == null ? null : endpoint.getTicket().getBytes().clone();
@@ -61,8 +69,8 @@ final class FlightSqlInputPartition implements InputPartition {
 
   /**
    * A server endpoint, one of {@code endpointCount} of {@code query} planned at {@code
-   * plannedAtMillis}, which a reader may run again when a single endpoint's ticket is spent or
-   * expired.
+   * plannedAtMillis}, which a reader may run again when its ticket is spent or expired, where the
+   * query has one endpoint or is {@code reproducible} (see {@link #reproducible()}).
    */
   static FlightSqlInputPartition endpoint(
       int index,
@@ -71,16 +79,24 @@ final class FlightSqlInputPartition implements InputPartition {
       List<FlightUri> targets,
       String query,
       SessionState session,
-      long plannedAtMillis) {
+      long plannedAtMillis,
+      boolean reproducible) {
     return new FlightSqlInputPartition(
-        index, endpointCount, endpoint, targets, query, session, plannedAtMillis);
+        index, endpointCount, endpoint, targets, query, session, plannedAtMillis, reproducible);
   }
 
   /** A client-side partition that runs {@code query} on {@code server}. */
   static FlightSqlInputPartition query(
       int index, int partitionCount, String query, FlightUri server, SessionState session) {
     return new FlightSqlInputPartition(
-        index, partitionCount, null, List.of(server), query, session, System.currentTimeMillis());
+        index,
+        partitionCount,
+        null,
+        List.of(server),
+        query,
+        session,
+        System.currentTimeMillis(),
+        false);
   }
 
   private static byte[] bytes(ByteBuffer buffer) {
@@ -110,6 +126,14 @@ final class FlightSqlInputPartition implements InputPartition {
 
   int index() {
     return index;
+  }
+
+  /**
+   * Whether the query run again gives the same endpoints with the same rows: the server said its
+   * endpoints follow the result's order (FlightInfo.ordered) and the query ends with ORDER BY.
+   */
+  boolean reproducible() {
+    return reproducible;
   }
 
   /**

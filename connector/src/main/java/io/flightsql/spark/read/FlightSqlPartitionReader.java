@@ -279,12 +279,16 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         expired.addSuppressed(e);
         throw expired;
       }
-      if (partition.endpointCount() != 1) {
+      if (partition.endpointCount() != 1 && !partition.reproducible()) {
         throw new FlightSqlConnectorException(
             e.getMessage()
-                + ". If Spark read this partition before (a retried task, or the sampling pass of a"
-                + " sort), the server may allow each ticket to be read only once; cache the"
-                + " DataFrame after reading it, or sort in the query",
+                + ". If Spark read this partition before (a retried task, a second action on the"
+                + " same DataFrame, or the sampling pass of a sort), the server may allow each"
+                + " ticket to be read only once, and the query's "
+                + partition.endpointCount()
+                + " endpoints cannot be planned again with the same rows: cache() the DataFrame"
+                + " after reading it, end the query with ORDER BY (on a server that keeps its"
+                + " endpoints in order), or read it as one endpoint",
             e.statusCode(),
             e.serverMessage(),
             e.getCause());
@@ -316,9 +320,11 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   }
 
   /**
-   * Runs the query again and reads its one endpoint. Safe only because the plan had a single
-   * endpoint: the whole result is then that endpoint, whatever ticket it comes with. No batch of
-   * this partition has reached Spark yet, so nothing is read twice.
+   * Runs the query again and reads its one endpoint, or, for a {@link
+   * FlightSqlInputPartition#reproducible()} query, the endpoint in this partition's place. Safe
+   * only then: with a single endpoint the whole result is that endpoint, whatever ticket it comes
+   * with; an ordered query whose server keeps its endpoints in order splits the same rows the same
+   * way. No batch of this partition has reached Spark yet, so nothing is read twice.
    *
    * @param first the failure to read the planned ticket; null when it expired unread
    */
@@ -331,15 +337,20 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     }
     try {
       FlightInfo info = plan();
-      if (info.getEndpoints().size() != 1) {
+      int count = info.getEndpoints().size();
+      boolean same =
+          count == 1
+              ? partition.endpointCount() == 1
+              : partition.reproducible() && info.getOrdered() && count == partition.endpointCount();
+      if (!same) {
         throw first != null
             ? first
             : EndpointExpiry.expired(
                 partition,
                 System.currentTimeMillis(),
-                "the query run again has " + info.getEndpoints().size() + " endpoints");
+                "the query run again has " + count + " endpoints");
       }
-      FlightEndpoint endpoint = info.getEndpoints().get(0);
+      FlightEndpoint endpoint = info.getEndpoints().get(count == 1 ? 0 : partition.index());
       streamTargets = session.targets(endpoint);
       streamTicket = endpoint.getTicket();
       streamTarget = streamTargets.get(0);

@@ -115,12 +115,13 @@ final class FlightSqlScan implements Scan, Batch {
       // as the same client (a server may keep a ticket to the session it was issued in).
       SessionState state = session.state();
       List<FlightEndpoint> endpoints = info.getEndpoints();
+      boolean reproducible = info.getOrdered() && SqlText.endsWithOrderBy(sql);
       for (int i = 0; i < endpoints.size(); i++) {
         FlightEndpoint endpoint = endpoints.get(i);
         List<FlightUri> targets = session.targets(endpoint);
         planned.add(
             FlightSqlInputPartition.endpoint(
-                i, endpoints.size(), endpoint, targets, sql, state, plannedAt));
+                i, endpoints.size(), endpoint, targets, sql, state, plannedAt, reproducible));
       }
     }
     LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), sql);

@@ -125,7 +125,14 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     this.runner = new CallRunner(allocator, transactions);
     SliceStreamer streamer = new SliceStreamer(allocator, batchRows, pacing);
     this.queries =
-        new QueryCommands(runner, transactions, streamer, endpoints, locations, longQueries);
+        new QueryCommands(
+            runner,
+            transactions,
+            streamer,
+            endpoints,
+            locations,
+            longQueries,
+            withoutCommands.contains("TicketReuse"));
     this.polls = new PollCommands(queries, longQueries);
     this.updates = new UpdateCommands(runner);
     this.prepared =

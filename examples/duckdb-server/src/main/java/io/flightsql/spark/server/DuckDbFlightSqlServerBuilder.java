@@ -365,12 +365,14 @@ public final class DuckDbFlightSqlServerBuilder {
 
   /** The metadata commands {@link #without} can take away. */
   static final Set<String> OPTIONAL_COMMANDS =
-      Set.of("GetSqlInfo", "GetTables", "GetCatalogs", "GetDbSchemas", "GetSchema");
+      Set.of("GetSqlInfo", "GetTables", "GetCatalogs", "GetDbSchemas", "GetSchema", "TicketReuse");
 
   /**
-   * Makes these metadata commands answer UNIMPLEMENTED, as servers without them do (Sail has none
-   * of them, Deephaven no GetSqlInfo): any of {@code GetSqlInfo}, {@code GetTables}, {@code
-   * GetCatalogs}, {@code GetDbSchemas} and {@code GetSchema} (of a statement). Default: none.
+   * Takes these features away, as servers without them do: the metadata commands {@code
+   * GetSqlInfo}, {@code GetTables}, {@code GetCatalogs}, {@code GetDbSchemas} and {@code GetSchema}
+   * (of a statement) then answer UNIMPLEMENTED (Sail has none of them, Deephaven no GetSqlInfo);
+   * without {@code TicketReuse}, each statement ticket can be read once, and a second DoGet of it
+   * answers NOT_FOUND (as on Sail and Deephaven). Default: none taken away.
    */
   public DuckDbFlightSqlServerBuilder without(String... commands) {
     for (String command : commands) {

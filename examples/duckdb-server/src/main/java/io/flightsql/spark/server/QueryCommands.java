@@ -11,6 +11,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
@@ -61,13 +63,36 @@ final class QueryCommands {
    * @param locations the locations every statement endpoint advertises, in order; none means the
    *     endpoint is read from this server
    */
+  /**
+   * Whether each statement ticket can be read once only; and how many reads each ticket has left.
+   * This server's tickets are the same for the same query slice, so each planning of it allows one
+   * more read, as a server with a fresh ticket per planning would.
+   */
+  private final boolean singleUseTickets;
+
+  private final Map<ByteString, Integer> readsLeft = new ConcurrentHashMap<>();
+
+  /** Takes one of the ticket's reads; false when it has none left. */
+  private boolean redeem(ByteString handle) {
+    boolean[] taken = {false};
+    readsLeft.computeIfPresent(
+        handle,
+        (h, left) -> {
+          taken[0] = true;
+          return left > 1 ? left - 1 : null;
+        });
+    return taken[0];
+  }
+
   QueryCommands(
       CallRunner runner,
       DuckDbTransactions transactions,
       SliceStreamer streamer,
       int endpoints,
       List<Location> locations,
-      LongQuerySettings longQueries) {
+      LongQuerySettings longQueries,
+      boolean singleUseTickets) {
+    this.singleUseTickets = singleUseTickets;
     this.runner = runner;
     this.transactions = transactions;
     this.streamer = streamer;
@@ -148,6 +173,9 @@ final class QueryCommands {
                 new StatementSlice(
                     sql, transaction, offset, last ? -1 : size, sessionDigest, defaults, expiresAt);
             slices.add(endpoint(slice));
+            if (singleUseTickets) {
+              readsLeft.merge(slice.encode(), 1, Integer::sum);
+            }
             offset += size;
           }
           LOG.info(
@@ -174,6 +202,13 @@ final class QueryCommands {
 
   /** Streams the slice of the result that the ticket names. */
   void stream(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    if (singleUseTickets && !redeem(ticket.getStatementHandle())) {
+      listener.error(
+          CallStatus.NOT_FOUND
+              .withDescription("The ticket was read already; this server reads each ticket once")
+              .toRuntimeException());
+      return;
+    }
     StatementSlice slice;
     try {
       slice = StatementSlice.decode(ticket.getStatementHandle());
