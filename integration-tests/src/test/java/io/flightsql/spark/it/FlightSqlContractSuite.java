@@ -269,6 +269,83 @@ abstract class FlightSqlContractSuite {
     }
   }
 
+  /**
+   * Every pushdown kind, each compared row for row with Spark's own answer with every pushdown off:
+   * the comparison operators, null tests, AND/OR/NOT, string matches (with a quote), DISTINCT and
+   * grouped aggregates, limits, offsets and top-N with NULL placement. Whether each is pushed is
+   * the dialect's and the server's business; the answer must not change.
+   */
+  @Test
+  void everyPushdownKindGivesSparksOwnAnswer() {
+    flightsql().option("dbtable", TABLE).load().createOrReplaceTempView("all_pushed");
+    DataFrameReader off = flightsql().option("dbtable", TABLE);
+    for (String option :
+        List.of(
+            "pushDownPredicate",
+            "pushDownLimit",
+            "pushDownOffset",
+            "pushDownTopN",
+            "pushDownAggregate")) {
+      off = off.option(option, "false");
+    }
+    off.load().createOrReplaceTempView("none_pushed");
+    String[] queries = {
+      "SELECT id FROM %s WHERE id = 3",
+      "SELECT id FROM %s WHERE id <> 3",
+      "SELECT id FROM %s WHERE id < 3",
+      "SELECT id FROM %s WHERE id <= 3",
+      "SELECT id FROM %s WHERE id > 3",
+      "SELECT id FROM %s WHERE id >= 3",
+      "SELECT id FROM %s WHERE score <=> 1.5",
+      "SELECT id FROM %s WHERE name IS NULL",
+      "SELECT id FROM %s WHERE score IS NOT NULL AND id > 1",
+      "SELECT id FROM %s WHERE NOT (score > 0)",
+      "SELECT id FROM %s WHERE score > 0 OR name = 'bob'",
+      "SELECT id FROM %s WHERE name IN ('alice', 'it''s')",
+      "SELECT id FROM %s WHERE startswith(name, 'al')",
+      "SELECT id FROM %s WHERE endswith(name, 's')",
+      "SELECT id FROM %s WHERE contains(name, 'o')",
+      "SELECT id FROM %s WHERE name = 'it''s'",
+      "SELECT count(*), count(name), count(DISTINCT name) FROM %s",
+      "SELECT sum(id), min(score), max(score), min(name), max(name) FROM %s WHERE id > 1",
+      "SELECT name IS NULL, count(*), sum(id) FROM %s GROUP BY name IS NULL",
+      "SELECT count(*) FROM (SELECT id FROM %s LIMIT 2)",
+      "SELECT id FROM %s ORDER BY id LIMIT 2",
+      "SELECT id FROM %s ORDER BY id DESC LIMIT 3 OFFSET 1",
+      "SELECT id, name FROM %s ORDER BY name ASC NULLS FIRST, id LIMIT 3",
+      "SELECT id, score FROM %s ORDER BY score DESC NULLS LAST LIMIT 2",
+      "SELECT count(*) FROM %s WHERE score IS NULL OR score < 0",
+    };
+    for (String q : queries) {
+      List<String> pushed = sortedRows(spark.sql(String.format(q, "all_pushed")));
+      List<String> unpushed = sortedRows(spark.sql(String.format(q, "none_pushed")));
+      assertThat(pushed).as("%s on %s", q, quirks.name()).isEqualTo(unpushed);
+    }
+  }
+
+  /** Client partitions (option {@code partitionColumn}) read the same rows as one read does. */
+  @Test
+  void clientPartitionsReadTheSameRows() {
+    List<String> whole = sortedRows(flightsql().option("dbtable", TABLE).load());
+    Dataset<Row> split =
+        flightsql()
+            .option("dbtable", TABLE)
+            .option("partitionColumn", quirks.reportedName("id"))
+            .option("lowerBound", "1")
+            .option("upperBound", "5")
+            .option("numPartitions", "3")
+            .load();
+    assertThat(split.rdd().getNumPartitions()).isEqualTo(3);
+    assertThat(sortedRows(split)).isEqualTo(whole);
+  }
+
+  private static List<String> sortedRows(Dataset<Row> df) {
+    List<String> rows = new ArrayList<>();
+    df.collectAsList().forEach(r -> rows.add(r.toString()));
+    rows.sort(null);
+    return rows;
+  }
+
   @Test
   void readsAnEmptyResultWithItsSchema() {
     Dataset<Row> none =
