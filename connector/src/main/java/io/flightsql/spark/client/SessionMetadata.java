@@ -43,8 +43,14 @@ final class SessionMetadata {
         Arrays.asList(
             SchemaResolver.Source.of(
                 "GetSchema",
-                () -> Optional.of(clients.forServer().getExecuteSchema(query).getSchema())),
-            SchemaResolver.Source.of("CreatePreparedStatement", () -> preparedSchema(query)),
+                () ->
+                    unlessLacking(
+                        "GetSchema",
+                        () ->
+                            Optional.of(clients.forServer().getExecuteSchema(query).getSchema()))),
+            SchemaResolver.Source.of(
+                "CreatePreparedStatement",
+                () -> unlessLacking("CreatePreparedStatement", () -> preparedSchema(query))),
             SchemaResolver.Source.of(
                 "GetFlightInfo",
                 () -> {
@@ -53,6 +59,26 @@ final class SessionMetadata {
                 }),
             SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query)));
     return SchemaResolver.resolve(sources, server);
+  }
+
+  /**
+   * {@code call}'s schema, or none without asking where the server answered {@code rpc} with
+   * UNIMPLEMENTED before in this JVM; an UNIMPLEMENTED answer now is remembered, so that each
+   * server costs one such miss.
+   */
+  private Optional<Schema> unlessLacking(String rpc, Supplier<Optional<Schema>> call) {
+    if (UnimplementedCalls.known(server, rpc)) {
+      return Optional.empty();
+    }
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      if (FlightErrors.isUnimplemented(e)) {
+        UnimplementedCalls.remember(server, rpc);
+        LOG.info("{} does not implement {}; not asked again in this JVM", server, rpc);
+      }
+      throw e;
+    }
   }
 
   private Optional<Schema> preparedSchema(String query) {

@@ -99,4 +99,40 @@ class ReadRpcCountTest {
         .collectAsList()
         .size();
   }
+
+  /** A server without GetSchema is asked for it once per JVM, not once per read. */
+  @Test
+  void aCallTheServerLacksIsAskedOnce() throws Exception {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer lacking =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .lineitemRows(0)
+            .without("GetSchema")
+            .middleware(CallRecorder.KEY, recorder)
+            .actionObserver(recorder::actionStarted)
+            .start()) {
+      List<String> first = null;
+      for (int read = 0; read < 3; read++) {
+        recorder.clear();
+        assertThat(
+                spark
+                    .read()
+                    .format("flightsql")
+                    .option("uri", lacking.uri())
+                    .option("query", "SELECT 42 AS answer")
+                    .load()
+                    .collectAsList())
+            .hasSize(1);
+        List<String> calls =
+            recorder.calls().stream().map(RecordedCall::method).collect(Collectors.toList());
+        if (first == null) {
+          first = calls;
+          assertThat(calls).contains("GetSchema");
+        } else {
+          assertThat(calls).as("read %d", read).doesNotContain("GetSchema");
+        }
+      }
+    }
+  }
 }
