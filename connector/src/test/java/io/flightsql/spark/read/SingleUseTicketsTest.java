@@ -85,6 +85,7 @@ class SingleUseTicketsTest {
 
   @Test
   void aSortSamplesAnOrderedQueryAndSortsItExactly() {
+    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
     spark.conf().set("spark.sql.shuffle.partitions", "3");
     try {
       List<Long> ids =
@@ -96,7 +97,7 @@ class SingleUseTicketsTest {
               .collect(Collectors.toList());
       assertThat(ids).hasSize(1000).startsWith(999L, 998L).endsWith(0L);
     } finally {
-      spark.conf().unset("spark.sql.shuffle.partitions");
+      spark.conf().set("spark.sql.shuffle.partitions", partitions);
     }
   }
 

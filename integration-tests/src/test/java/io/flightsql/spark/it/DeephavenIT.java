@@ -52,25 +52,4 @@ class DeephavenIT extends FlightSqlContractSuite {
     assertThat(rows(table.select("id"))).containsExactly("[1]", "[2]", "[3]");
     assertThat(table.count()).isEqualTo(3);
   }
-
-  @Test
-  void twoActionsOnOneDataFrame() {
-    Dataset<Row> df = flightsql().option("dbtable", "deephaven_strings").load();
-    assertThat(df.collectAsList()).hasSize(3);
-    assertThat(df.collectAsList()).hasSize(3);
-  }
-
-  @Test
-  void oneRddTwiceAndASampledSort() {
-    Dataset<Row> df = flightsql().option("dbtable", "deephaven_strings").load();
-    org.apache.spark.api.java.JavaRDD<Row> rdd = df.javaRDD();
-    assertThat(rdd.collect()).hasSize(3);
-    assertThat(rdd.collect()).hasSize(3);
-    spark.conf().set("spark.sql.shuffle.partitions", "3");
-    try {
-      assertThat(df.orderBy("s").collectAsList()).hasSize(3);
-    } finally {
-      spark.conf().unset("spark.sql.shuffle.partitions");
-    }
-  }
 }

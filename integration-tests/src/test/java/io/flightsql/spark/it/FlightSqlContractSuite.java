@@ -323,6 +323,30 @@ abstract class FlightSqlContractSuite {
     }
   }
 
+  /**
+   * Spark reads planned partitions again for a second action on the same DataFrame, a second job
+   * over the same RDD and the sampling pass of a sort: each gives the same rows, also on servers
+   * whose tickets can be read once (Sail, Deephaven), where the connector plans the query again.
+   */
+  @Test
+  void aPlannedReadReadAgainGivesTheSameRows() {
+    Dataset<Row> people = flightsql().option("dbtable", TABLE).load();
+    List<String> once = sortedRows(people);
+    assertThat(once).hasSize(ROWS.size());
+    assertThat(sortedRows(people)).isEqualTo(once);
+    org.apache.spark.api.java.JavaRDD<Row> rdd = people.javaRDD();
+    assertThat(rdd.collect()).hasSize(ROWS.size());
+    assertThat(rdd.collect()).hasSize(ROWS.size());
+    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
+    spark.conf().set("spark.sql.shuffle.partitions", "3");
+    try {
+      List<Row> sorted = people.orderBy(quirks.reportedName("id")).collectAsList();
+      assertThat(values(sorted)).containsExactlyElementsOf(expected(ROWS, ContractColumn.values()));
+    } finally {
+      spark.conf().set("spark.sql.shuffle.partitions", partitions);
+    }
+  }
+
   /** Client partitions (option {@code partitionColumn}) read the same rows as one read does. */
   @Test
   void clientPartitionsReadTheSameRows() {
