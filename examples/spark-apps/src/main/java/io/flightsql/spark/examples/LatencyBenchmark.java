@@ -1,0 +1,131 @@
+package io.flightsql.spark.examples;
+
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * How long a small interactive query takes end to end, {@code collect()} included: a 10-row query
+ * through the connector and through Spark's JDBC source with the Arrow Flight SQL JDBC driver, the
+ * same server and session, each run 20 times after a first read; the median and the ratio are
+ * printed as a markdown table. The first read of each way, after Spark itself is warm (a job has
+ * run), is printed too: it holds class loading and the first connection.
+ *
+ * <p>Arguments: {@code --runs N} (20), {@code --rows N} rows of lineitem on the embedded server
+ * (100,000).
+ */
+public final class LatencyBenchmark {
+  static final String QUERY = "SELECT * FROM lineitem WHERE l_orderkey <= 3 LIMIT 10";
+
+  private LatencyBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int runs = 20;
+    long rows = 100_000;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--runs":
+          runs = Integer.parseInt(args[i + 1]);
+          break;
+        case "--rows":
+          rows = Long.parseLong(args[i + 1]);
+          break;
+        default:
+          System.err.println("Unknown argument " + args[i] + "; expected --runs N or --rows N");
+          System.exit(2);
+      }
+    }
+    try (DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder().port(0).endpoints(1).lineitemRows(rows).start()) {
+      SparkSession spark =
+          SparkSession.builder()
+              .appName("spark-flightsql latency benchmark")
+              .master("local[2]")
+              .config("spark.ui.enabled", false)
+              .getOrCreate();
+      try {
+        ReadBenchmark.printEnvironment(spark);
+        // Spark warm: a job has run, so what the first reads below cost is their own.
+        spark.range(1000).selectExpr("sum(id)").collect();
+        String uri = server.uri();
+        Supplier<List<Row>> connector =
+            () ->
+                spark
+                    .read()
+                    .format("flightsql")
+                    .option("uri", uri)
+                    .option("query", QUERY)
+                    .load()
+                    .collectAsList();
+        Supplier<List<Row>> jdbc =
+            () ->
+                spark
+                    .read()
+                    .format("jdbc")
+                    .option("url", ReadBenchmark.jdbcUrl(uri))
+                    .option("driver", ReadBenchmark.JDBC_DRIVER)
+                    .option("query", QUERY)
+                    .load()
+                    .collectAsList();
+        double connectorFirst = once(connector);
+        double jdbcFirst = once(jdbc);
+        double[] connectorRuns = new double[runs];
+        double[] jdbcRuns = new double[runs];
+        // Alternated, so that both ways see the same machine.
+        for (int i = 0; i < runs; i++) {
+          connectorRuns[i] = once(connector);
+          jdbcRuns[i] = once(jdbc);
+        }
+        double connectorMedian = median(connectorRuns);
+        double jdbcMedian = median(jdbcRuns);
+        System.out.println();
+        System.out.printf(
+            Locale.ROOT,
+            "Query: %s (%d rows), %d runs each after a first read%n%n",
+            QUERY,
+            connector.get().size(),
+            runs);
+        System.out.println("| way | first read (Spark warm) | median | best |");
+        System.out.println("| --- | ---: | ---: | ---: |");
+        row("flightsql", connectorFirst, connectorMedian, min(connectorRuns));
+        row("spark jdbc (Flight SQL JDBC driver)", jdbcFirst, jdbcMedian, min(jdbcRuns));
+        System.out.printf(
+            Locale.ROOT,
+            "%njdbc median / flightsql median = **%.2fx** (goal: at least 1.5x)%n",
+            jdbcMedian / connectorMedian);
+      } finally {
+        spark.stop();
+      }
+    }
+  }
+
+  private static double once(Supplier<List<Row>> read) {
+    long start = System.nanoTime();
+    List<Row> rows = read.get();
+    double ms = (System.nanoTime() - start) / 1e6;
+    if (rows.size() != 10) {
+      throw new IllegalStateException("Expected 10 rows, read " + rows.size());
+    }
+    return ms;
+  }
+
+  private static void row(String way, double first, double median, double best) {
+    System.out.printf(
+        Locale.ROOT, "| %s | %.0f ms | %.1f ms | %.1f ms |%n", way, first, median, best);
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  private static double min(double[] values) {
+    return Arrays.stream(values).min().orElse(Double.NaN);
+  }
+}
