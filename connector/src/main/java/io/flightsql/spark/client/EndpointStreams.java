@@ -91,6 +91,19 @@ final class EndpointStreams {
         });
   }
 
+  /** How many rows the endpoint's stream holds, read to its end batch by batch. */
+  long countRows(FlightEndpoint endpoint) {
+    return read(
+        endpoint,
+        stream -> {
+          long rows = 0;
+          while (stream.next()) {
+            rows += stream.getRoot().getRowCount();
+          }
+          return rows;
+        });
+  }
+
   /** The schema at the head of the endpoint's stream (see {@link StreamSchemas}). */
   Schema schema(FlightEndpoint endpoint) {
     return read(endpoint, StreamSchemas::schema);

@@ -9,11 +9,11 @@ import io.netty.channel.ChannelOption;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.ByteArrayInputStream;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
@@ -57,9 +57,12 @@ public final class FlightChannels {
    */
   static ManagedChannel channel(FlightUri target, ConnectionSettings settings) {
     ManagedChannel channel =
-        CHANNELS.computeIfAbsent(
-            new Key(target, settings.transportFingerprint()), key -> open(target, settings));
-    reconnectIfFailed(channel, Math.min(RECONNECT_WAIT_MILLIS, settings.connectTimeoutMillis()));
+        CHANNELS.computeIfAbsent(new Key(target, settings), key -> open(target, settings));
+    try {
+      reconnect(List.of(channel), Math.min(RECONNECT_WAIT_MILLIS, settings.connectTimeoutMillis()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     return channel;
   }
 
@@ -69,7 +72,7 @@ public final class FlightChannels {
    * restarted server, or another server on the same port.
    */
   static long connection(FlightUri target, ConnectionSettings settings) {
-    ManagedChannel channel = CHANNELS.get(new Key(target, settings.transportFingerprint()));
+    ManagedChannel channel = CHANNELS.get(new Key(target, settings));
     AtomicLong count = channel == null ? null : CONNECTIONS.get(channel);
     return count == null ? -1 : count.get();
   }
@@ -103,47 +106,48 @@ public final class FlightChannels {
    * @throws InterruptedException if the thread is interrupted while it waits
    */
   public static void reconnectDuring(FlightUri target, long millis) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    boolean reconnecting = false;
-    while (true) {
-      boolean failed = false;
-      for (Map.Entry<Key, ManagedChannel> entry : CHANNELS.entrySet()) {
-        if (entry.getKey().target.equals(target)
-            && entry.getValue().getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
-          entry.getValue().resetConnectBackoff();
-          failed = true;
-        }
+    long start = System.nanoTime();
+    List<ManagedChannel> channels = new ArrayList<>();
+    CHANNELS.forEach(
+        (key, channel) -> {
+          if (key.target.equals(target)) {
+            channels.add(channel);
+          }
+        });
+    if (!reconnect(channels, millis)) {
+      // None had failed to connect (the server answered UNAVAILABLE over a working connection):
+      // the whole pause.
+      long left = millis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      if (left > 0) {
+        TimeUnit.MILLISECONDS.sleep(left);
       }
-      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      // Early only once a channel that had failed connected again: a server that answered
-      // UNAVAILABLE over a working connection gets the whole pause.
-      if ((reconnecting && !failed) || left <= 0) {
-        return;
-      }
-      reconnecting |= failed;
-      TimeUnit.MILLISECONDS.sleep(Math.min(100, left));
     }
   }
 
-  private static void reconnectIfFailed(ManagedChannel channel, long waitMillis) {
-    if (channel.getState(false) != ConnectivityState.TRANSIENT_FAILURE) {
-      return;
-    }
-    // The channel leaves TRANSIENT_FAILURE only when a connection succeeds. While the server is
-    // still down each attempt is refused at once, so attempts are repeated every 100 ms until one
-    // succeeds or the wait runs out.
-    CountDownLatch changed = new CountDownLatch(1);
-    channel.notifyWhenStateChanged(ConnectivityState.TRANSIENT_FAILURE, changed::countDown);
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
-    try {
-      do {
-        channel.resetConnectBackoff();
-      } while (!changed.await(
-              Math.min(100, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
-              TimeUnit.MILLISECONDS)
-          && System.nanoTime() < deadline);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+  /**
+   * Makes those of {@code channels} whose last connection attempt failed try again every 100 ms,
+   * until none is left failed or {@code millis} have passed.
+   *
+   * @return whether any had failed to begin with
+   */
+  private static boolean reconnect(List<ManagedChannel> channels, long millis)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    boolean anyFailed = false;
+    while (true) {
+      boolean failed = false;
+      for (ManagedChannel channel : channels) {
+        if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+          channel.resetConnectBackoff();
+          failed = true;
+        }
+      }
+      anyFailed |= failed;
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (!failed || left <= 0) {
+        return anyFailed;
+      }
+      TimeUnit.MILLISECONDS.sleep(Math.min(100, left));
     }
   }
 
@@ -229,14 +233,17 @@ public final class FlightChannels {
     CONNECTIONS.clear();
   }
 
-  /** A server address and a fingerprint of transport settings; holds no secret. */
-  private static final class Key {
+  /**
+   * A server address and a fingerprint of transport settings; holds no secret. Also the key of what
+   * each server said of itself ({@link KnownServers}).
+   */
+  static final class Key {
     private final FlightUri target;
     private final String transport;
 
-    Key(FlightUri target, String transport) {
+    Key(FlightUri target, ConnectionSettings settings) {
       this.target = target;
-      this.transport = transport;
+      this.transport = settings.transportFingerprint();
     }
 
     @Override

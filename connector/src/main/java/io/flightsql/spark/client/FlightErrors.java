@@ -64,6 +64,25 @@ public final class FlightErrors {
         && ((FlightRuntimeException) t).status().code() == FlightStatusCode.UNAVAILABLE;
   }
 
+  /** Status codes of failures that are about the call itself, not about what it asked. */
+  private static final java.util.Set<String> ABOUT_THE_CALL =
+      java.util.Set.of("UNAVAILABLE", "UNAUTHENTICATED", "UNAUTHORIZED", "CANCELLED", "TIMED_OUT");
+
+  /**
+   * True when the failure is about the call (the server unreachable, the caller not authenticated
+   * or allowed, the call cancelled or out of time) and says nothing of the SQL, ticket or table it
+   * carried, whether raw or already wrapped by the connector.
+   */
+  public static boolean isAboutTheCall(Throwable t) {
+    String code = null;
+    if (t instanceof FlightSqlConnectorException) {
+      code = ((FlightSqlConnectorException) t).statusCode();
+    } else if (t instanceof FlightRuntimeException) {
+      code = ((FlightRuntimeException) t).status().code().name();
+    }
+    return code != null && ABOUT_THE_CALL.contains(code);
+  }
+
   private static String hint(Throwable t) {
     if (t instanceof FlightRuntimeException) {
       FlightStatusCode code = ((FlightRuntimeException) t).status().code();

@@ -79,6 +79,14 @@ final class FlightSqlClientWithOptions implements AutoCloseable {
     return idempotent("GetFlightInfo", () -> sql.execute(query, deadline()));
   }
 
+  /**
+   * GetFlightInfo of a small query the connector asks on its own behalf (a probe), with the
+   * deadline of metadata calls: {@code callTimeout}, else {@code streamIdleTimeout}.
+   */
+  FlightInfo executeBounded(String query) {
+    return idempotent("GetFlightInfo", () -> sql.execute(query, boundedDeadline()));
+  }
+
   /** GetFlightInfo of a query with a deadline of at most {@code capMillis} (0: callTimeout's). */
   FlightInfo execute(String query, long capMillis) {
     return idempotent("GetFlightInfo", () -> sql.execute(query, deadline(capMillis)));

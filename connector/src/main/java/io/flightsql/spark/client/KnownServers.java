@@ -2,7 +2,6 @@ package io.flightsql.spark.client;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -17,12 +16,12 @@ final class KnownServers {
   static final int MAX_SERVERS = 64;
   static final long TTL_MINUTES = 10;
 
-  private static final Map<Key, Known> CAPABILITIES =
-      new LinkedHashMap<Key, Known>(16, 0.75f, true) {
+  private static final Map<FlightChannels.Key, Known> CAPABILITIES =
+      new LinkedHashMap<FlightChannels.Key, Known>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, Known> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<FlightChannels.Key, Known> eldest) {
           return size() > MAX_SERVERS;
         }
       };
@@ -35,7 +34,7 @@ final class KnownServers {
    */
   static ServerCapabilities capabilities(
       ConnectionSettings settings, Supplier<ServerCapabilities> ask) {
-    Key key = new Key(settings.uri(), settings.transportFingerprint());
+    FlightChannels.Key key = new FlightChannels.Key(settings.uri(), settings);
     long now = System.nanoTime();
     synchronized (CAPABILITIES) {
       Known known = CAPABILITIES.get(key);
@@ -70,29 +69,6 @@ final class KnownServers {
       this.capabilities = capabilities;
       this.askedAt = askedAt;
       this.connection = connection;
-    }
-  }
-
-  /** A server address and a fingerprint of transport settings; holds no secret. */
-  private static final class Key {
-    final FlightUri target;
-    final String transport;
-
-    Key(FlightUri target, String transport) {
-      this.target = target;
-      this.transport = transport;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Key
-          && ((Key) o).target.equals(target)
-          && ((Key) o).transport.equals(transport);
-    }
-
-    @Override
-    public int hashCode() {
-      return Objects.hash(target, transport);
     }
   }
 }

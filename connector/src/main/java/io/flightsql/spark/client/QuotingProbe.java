@@ -1,10 +1,7 @@
 package io.flightsql.spark.client;
 
-import java.util.Locale;
-import java.util.Set;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.vector.util.Text;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,10 +24,6 @@ final class QuotingProbe {
 
   static final String DOUBLE_QUOTES = "SELECT \"c\" FROM (SELECT 1 AS c) t";
   static final String BACKTICKS = "SELECT `c` FROM (SELECT 1 AS c) t";
-
-  /** Codes that are about the call, not about the SQL it carried. */
-  private static final Set<String> NOT_ABOUT_THE_SQL =
-      Set.of("UNAVAILABLE", "UNAUTHENTICATED", "UNAUTHORIZED", "CANCELLED", "TIMED_OUT");
 
   private final FlightUri server;
   private final SessionClients clients;
@@ -71,7 +64,7 @@ final class QuotingProbe {
   private Object firstValue(String sql) {
     Object[] first = new Object[1];
     try {
-      FlightInfo info = clients.forServer().execute(sql);
+      FlightInfo info = clients.forServer().executeBounded(sql);
       for (FlightEndpoint endpoint : info.getEndpoints()) {
         // Every endpoint is read to its end, so that no server keeps a result waiting.
         streams.forEachRow(
@@ -84,16 +77,11 @@ final class QuotingProbe {
             });
       }
       return first[0];
-    } catch (FlightSqlConnectorException e) {
-      if (e.statusCode() != null && NOT_ABOUT_THE_SQL.contains(e.statusCode())) {
-        throw e;
-      }
-      LOG.debug("{} refused the probe {}: {}", server, sql, e.getMessage());
-      return REFUSED;
-    } catch (FlightRuntimeException e) {
-      String code = e.status().code().name().toUpperCase(Locale.ROOT);
-      if (NOT_ABOUT_THE_SQL.contains(code)) {
-        throw SessionClients.failed("GetFlightInfo", server, e);
+    } catch (RuntimeException e) {
+      if (FlightErrors.isAboutTheCall(e)) {
+        throw e instanceof FlightSqlConnectorException
+            ? (FlightSqlConnectorException) e
+            : SessionClients.failed("GetFlightInfo", server, e);
       }
       LOG.debug("{} refused the probe {}: {}", server, sql, e.getMessage());
       return REFUSED;

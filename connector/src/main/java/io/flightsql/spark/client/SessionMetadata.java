@@ -136,17 +136,17 @@ final class SessionMetadata {
 
   /** See {@link FlightSqlSession#countRows(String)}. */
   long countRows(String query) {
-    long[] rows = {0};
+    long rows = 0;
     try {
-      for (FlightEndpoint endpoint : clients.forServer().execute(query).getEndpoints()) {
-        streams.forEachRow(endpoint, (root, i) -> rows[0]++);
+      for (FlightEndpoint endpoint : clients.forServer().executeBounded(query).getEndpoints()) {
+        rows += streams.countRows(endpoint);
       }
     } catch (FlightSqlConnectorException e) {
       throw e;
     } catch (RuntimeException e) {
       throw SessionClients.failed("GetFlightInfo", server, e);
     }
-    return rows[0];
+    return rows;
   }
 
   /** See {@link FlightSqlSession#tableExists(TableRef)}. */
@@ -194,10 +194,6 @@ final class SessionMetadata {
     return Optional.empty();
   }
 
-  /** Codes of failures that say nothing about whether a table exists. */
-  private static final java.util.Set<String> NOT_ABOUT_THE_TABLE =
-      java.util.Set.of("UNAVAILABLE", "UNAUTHENTICATED", "CANCELLED", "TIMED_OUT");
-
   /**
    * See {@link FlightSqlSession#findTable(TableRef, boolean, boolean, String)}: the table, with the
    * columns of {@code probeSql}'s answer, or empty when the server refuses the query.
@@ -206,7 +202,7 @@ final class SessionMetadata {
     try {
       return Optional.of(new ServerTable(table, "TABLE", resultSchema(probeSql)));
     } catch (FlightSqlConnectorException e) {
-      if (e.statusCode() != null && NOT_ABOUT_THE_TABLE.contains(e.statusCode())) {
+      if (FlightErrors.isAboutTheCall(e)) {
         throw e;
       }
       LOG.debug("{} refused {}, taken to mean that {} does not exist", server, probeSql, table);

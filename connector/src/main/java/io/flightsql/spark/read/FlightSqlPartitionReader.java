@@ -304,19 +304,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
    * when it retries a task or samples the input of a sort.
    */
   private static boolean mayBeSpentTicket(FlightSqlConnectorException e) {
-    if (e instanceof InsecureLocationException) {
-      return false;
-    }
-    switch (e.statusCode()) {
-      case "UNAVAILABLE":
-      case "UNAUTHENTICATED":
-      case "UNAUTHORIZED":
-      case "CANCELLED":
-      case "TIMED_OUT":
-        return false;
-      default:
-        return true;
-    }
+    return !(e instanceof InsecureLocationException) && !FlightErrors.isAboutTheCall(e);
   }
 
   /**

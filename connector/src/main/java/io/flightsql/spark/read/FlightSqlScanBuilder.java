@@ -1,6 +1,6 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightSqlConnectorException;
+import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
@@ -106,10 +106,6 @@ final class FlightSqlScanBuilder
     this.clientPartitioned = config.partitioning().isClientSide();
   }
 
-  /** Codes of failures that say nothing of the SQL tried. */
-  private static final java.util.Set<String> NO_ANSWER =
-      java.util.Set.of("UNAVAILABLE", "UNAUTHENTICATED", "CANCELLED", "TIMED_OUT");
-
   /** The context, or null when nothing may be pushed into this read. */
   private PushdownContext context() {
     if (!contextResolved) {
@@ -179,9 +175,7 @@ final class FlightSqlScanBuilder
             session.resultSchema(probe);
             return true;
           } catch (RuntimeException e) {
-            boolean answered =
-                !(e instanceof FlightSqlConnectorException)
-                    || !NO_ANSWER.contains(((FlightSqlConnectorException) e).statusCode());
+            boolean answered = !FlightErrors.isAboutTheCall(e);
             LOG.warn(
                 "Not pushed into the read of {}: {} {} {} ({}); Spark does that work instead",
                 config.displayName(),
@@ -260,11 +254,11 @@ final class FlightSqlScanBuilder
         LOG.info("Aggregates not pushed: the server answers {} with {}", probe, arrow);
         return false;
       }
+      if (groups.isEmpty() && context.dialect.sqlGuessed() && !oneRowOfNothing(session, probe)) {
+        return false;
+      }
     } catch (RuntimeException e) {
       LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
-      return false;
-    }
-    if (groups.isEmpty() && context.dialect.sqlGuessed() && !oneRowOfNothing(probe)) {
       return false;
     }
     this.aggregation = agg;
@@ -280,18 +274,17 @@ final class FlightSqlScanBuilder
    * Spark do (COUNT 0, the others NULL). Some do not (Deephaven answers none), and Spark would then
    * show no row where it should show one, so the aggregates stay with Spark there.
    */
-  private boolean oneRowOfNothing(String probe) {
+  private boolean oneRowOfNothing(FlightSqlSession session, String probe) {
     return TriedQueries.takes(
         config.uri(),
         "one row of: " + probe,
         () -> {
           long rows;
-          try (FlightSqlSession session =
-              FlightSqlSession.open(config.connection(), "aggregate-check")) {
+          try {
             rows = session.countRows(probe);
           } catch (RuntimeException e) {
             LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
-            return null;
+            return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
           }
           if (rows != 1) {
             LOG.warn(

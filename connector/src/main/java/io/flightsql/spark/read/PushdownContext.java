@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.FlightUri;
@@ -140,12 +141,14 @@ final class PushdownContext {
             return rows == 0;
           } catch (FlightSqlConnectorException e) {
             LOG.warn(
-                "{} refused the probe {} ({}): columns that may hold NULLs are not compared in SQL"
+                "{} {} the probe {} ({}): columns that may hold NULLs are not compared in SQL"
                     + " pushed to it",
                 config.uri(),
+                FlightErrors.isAboutTheCall(e) ? "could not run" : "refused",
                 NULL_COMPARISON_PROBE,
                 e.getMessage());
-            return false;
+            // A refusal is the server's answer; a failure of the call is not remembered.
+            return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
           }
         });
   }

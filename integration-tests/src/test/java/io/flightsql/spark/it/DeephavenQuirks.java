@@ -55,16 +55,12 @@ final class DeephavenQuirks extends ServerQuirks {
 
   @Override
   DataType sparkType(ContractColumn column) {
-    switch (column) {
-      case ID:
-        return DataTypes.LongType;
-      case NAME:
-        return DataTypes.StringType;
-      case SCORE:
-        return DataTypes.DoubleType;
-      default:
-        return DataTypes.TimestampType;
-    }
+    return byColumn(
+        column,
+        DataTypes.LongType,
+        DataTypes.StringType,
+        DataTypes.DoubleType,
+        DataTypes.TimestampType);
   }
 
   @Override

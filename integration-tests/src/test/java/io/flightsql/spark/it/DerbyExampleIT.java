@@ -191,30 +191,17 @@ class DerbyExampleIT extends FlightSqlContractSuite {
 
     @Override
     String ddlType(ContractColumn column) {
-      switch (column) {
-        case ID:
-          return "INT";
-        case NAME:
-          return "VARCHAR(100)";
-        case SCORE:
-          return "DOUBLE";
-        default:
-          return "TIMESTAMP";
-      }
+      return byColumn(column, "INT", "VARCHAR(100)", "DOUBLE", "TIMESTAMP");
     }
 
     @Override
     DataType sparkType(ContractColumn column) {
-      switch (column) {
-        case ID:
-          return DataTypes.IntegerType;
-        case NAME:
-          return DataTypes.StringType;
-        case SCORE:
-          return DataTypes.DoubleType;
-        default:
-          return DataTypes.TimestampType;
-      }
+      return byColumn(
+          column,
+          DataTypes.IntegerType,
+          DataTypes.StringType,
+          DataTypes.DoubleType,
+          DataTypes.TimestampType);
     }
 
     @Override

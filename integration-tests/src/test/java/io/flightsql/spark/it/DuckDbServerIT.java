@@ -200,30 +200,17 @@ class DuckDbServerIT extends FlightSqlContractSuite {
 
     @Override
     String ddlType(ContractColumn column) {
-      switch (column) {
-        case ID:
-          return "INTEGER";
-        case NAME:
-          return "VARCHAR";
-        case SCORE:
-          return "DOUBLE";
-        default:
-          return "TIMESTAMP";
-      }
+      return byColumn(column, "INTEGER", "VARCHAR", "DOUBLE", "TIMESTAMP");
     }
 
     @Override
     DataType sparkType(ContractColumn column) {
-      switch (column) {
-        case ID:
-          return DataTypes.IntegerType;
-        case NAME:
-          return DataTypes.StringType;
-        case SCORE:
-          return DataTypes.DoubleType;
-        default:
-          return DataTypes.TimestampNTZType;
-      }
+      return byColumn(
+          column,
+          DataTypes.IntegerType,
+          DataTypes.StringType,
+          DataTypes.DoubleType,
+          DataTypes.TimestampNTZType);
     }
 
     @Override

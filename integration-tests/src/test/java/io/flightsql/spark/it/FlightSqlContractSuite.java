@@ -220,18 +220,7 @@ abstract class FlightSqlContractSuite {
    */
   @Test
   void pushesFiltersTopNLimitsAndAggregatesWithTheSameAnswers() {
-    flightsql().option("dbtable", TABLE).load().createOrReplaceTempView("pushed_people");
-    DataFrameReader off = flightsql().option("dbtable", TABLE);
-    for (String option :
-        List.of(
-            "pushDownPredicate",
-            "pushDownLimit",
-            "pushDownOffset",
-            "pushDownTopN",
-            "pushDownAggregate")) {
-      off = off.option(option, "false");
-    }
-    off.load().createOrReplaceTempView("unpushed_people");
+    pushedAndUnpushedViews("pushed_people", "unpushed_people");
     String[][] queries = {
       {"SELECT id FROM %s WHERE id IN (1, 3, 5)", "PushedFilters: [id IN (1, 3, 5)"},
       {
@@ -247,14 +236,9 @@ abstract class FlightSqlContractSuite {
     };
     for (String[] q : queries) {
       Dataset<Row> pushed = spark.sql(String.format(q[0], "pushed_people"));
-      Dataset<Row> unpushed = spark.sql(String.format(q[0], "unpushed_people"));
-      List<String> a = new ArrayList<>();
-      pushed.collectAsList().forEach(r -> a.add(r.toString()));
-      List<String> b = new ArrayList<>();
-      unpushed.collectAsList().forEach(r -> b.add(r.toString()));
-      a.sort(null);
-      b.sort(null);
-      assertThat(a).as(q[0]).isEqualTo(b);
+      assertThat(sortedRows(pushed))
+          .as(q[0])
+          .isEqualTo(sortedRows(spark.sql(String.format(q[0], "unpushed_people"))));
       String plan = pushed.queryExecution().executedPlan().toString();
       if (quirks.pushes(q[0])) {
         assertThat(plan.toLowerCase(java.util.Locale.ROOT))
@@ -277,18 +261,7 @@ abstract class FlightSqlContractSuite {
    */
   @Test
   void everyPushdownKindGivesSparksOwnAnswer() {
-    flightsql().option("dbtable", TABLE).load().createOrReplaceTempView("all_pushed");
-    DataFrameReader off = flightsql().option("dbtable", TABLE);
-    for (String option :
-        List.of(
-            "pushDownPredicate",
-            "pushDownLimit",
-            "pushDownOffset",
-            "pushDownTopN",
-            "pushDownAggregate")) {
-      off = off.option(option, "false");
-    }
-    off.load().createOrReplaceTempView("none_pushed");
+    pushedAndUnpushedViews("all_pushed", "none_pushed");
     String[] queries = {
       "SELECT id FROM %s WHERE id = 3",
       "SELECT id FROM %s WHERE id <> 3",
@@ -361,6 +334,22 @@ abstract class FlightSqlContractSuite {
             .load();
     assertThat(split.rdd().getNumPartitions()).isEqualTo(3);
     assertThat(sortedRows(split)).isEqualTo(whole);
+  }
+
+  /** The contract table as two temporary views: read as usual, and with every pushdown off. */
+  private void pushedAndUnpushedViews(String pushed, String unpushed) {
+    flightsql().option("dbtable", TABLE).load().createOrReplaceTempView(pushed);
+    DataFrameReader off = flightsql().option("dbtable", TABLE);
+    for (String option :
+        List.of(
+            "pushDownPredicate",
+            "pushDownLimit",
+            "pushDownOffset",
+            "pushDownTopN",
+            "pushDownAggregate")) {
+      off = off.option(option, "false");
+    }
+    off.load().createOrReplaceTempView(unpushed);
   }
 
   private static List<String> sortedRows(Dataset<Row> df) {

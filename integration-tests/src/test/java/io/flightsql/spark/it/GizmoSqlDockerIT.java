@@ -91,16 +91,12 @@ class GizmoSqlDockerIT extends FlightSqlContractSuite {
 
     @Override
     DataType sparkType(ContractColumn column) {
-      switch (column) {
-        case ID:
-          return DataTypes.IntegerType;
-        case NAME:
-          return DataTypes.StringType;
-        case SCORE:
-          return DataTypes.DoubleType;
-        default:
-          return DataTypes.TimestampNTZType;
-      }
+      return byColumn(
+          column,
+          DataTypes.IntegerType,
+          DataTypes.StringType,
+          DataTypes.DoubleType,
+          DataTypes.TimestampNTZType);
     }
 
     @Override

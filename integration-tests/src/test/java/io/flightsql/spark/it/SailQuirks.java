@@ -87,30 +87,17 @@ final class SailQuirks extends ServerQuirks {
 
   @Override
   String ddlType(ContractColumn column) {
-    switch (column) {
-      case ID:
-        return "BIGINT";
-      case NAME:
-        return "STRING";
-      case SCORE:
-        return "DOUBLE";
-      default:
-        return "TIMESTAMP_NTZ";
-    }
+    return byColumn(column, "BIGINT", "STRING", "DOUBLE", "TIMESTAMP_NTZ");
   }
 
   @Override
   DataType sparkType(ContractColumn column) {
-    switch (column) {
-      case ID:
-        return DataTypes.LongType;
-      case NAME:
-        return DataTypes.StringType;
-      case SCORE:
-        return DataTypes.DoubleType;
-      default:
-        return DataTypes.TimestampNTZType;
-    }
+    return byColumn(
+        column,
+        DataTypes.LongType,
+        DataTypes.StringType,
+        DataTypes.DoubleType,
+        DataTypes.TimestampNTZType);
   }
 
   @Override

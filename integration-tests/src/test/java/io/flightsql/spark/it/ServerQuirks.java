@@ -59,6 +59,22 @@ abstract class ServerQuirks {
     }
   }
 
+  /**
+   * Of one value per contract column, in {@link ContractColumn} order, the one for {@code column}.
+   */
+  static <T> T byColumn(ContractColumn column, T id, T name, T score, T seenAt) {
+    switch (column) {
+      case ID:
+        return id;
+      case NAME:
+        return name;
+      case SCORE:
+        return score;
+      default:
+        return seenAt;
+    }
+  }
+
   /** The column type to declare in {@code CREATE TABLE}. */
   abstract String ddlType(ContractColumn column);
 

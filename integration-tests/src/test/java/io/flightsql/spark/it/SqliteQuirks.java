@@ -32,30 +32,17 @@ final class SqliteQuirks extends ServerQuirks {
 
   @Override
   String ddlType(ContractColumn column) {
-    switch (column) {
-      case ID:
-        return "INTEGER";
-      case NAME:
-        return "VARCHAR(100)";
-      case SCORE:
-        return "DOUBLE";
-      default:
-        return "DATE";
-    }
+    return byColumn(column, "INTEGER", "VARCHAR(100)", "DOUBLE", "DATE");
   }
 
   @Override
   DataType sparkType(ContractColumn column) {
-    switch (column) {
-      case ID:
-        return DataTypes.LongType;
-      case NAME:
-        return DataTypes.StringType;
-      case SCORE:
-        return DataTypes.DoubleType;
-      default:
-        return DataTypes.StringType;
-    }
+    return byColumn(
+        column,
+        DataTypes.LongType,
+        DataTypes.StringType,
+        DataTypes.DoubleType,
+        DataTypes.StringType);
   }
 
   @Override
