@@ -73,7 +73,8 @@ final class BulkIngest {
       DuckDbTransactions.Lease lease,
       FlightStream upload,
       BufferAllocator allocator,
-      String peer)
+      String peer,
+      WriteSink sink)
       throws SQLException {
     long startNanos = System.nanoTime();
     TableDefinitionOptions options = checkOptions(command, lease.transactional());
@@ -96,7 +97,7 @@ final class BulkIngest {
       long rows;
       int batches;
       try (FlightStreamReader reader = new FlightStreamReader(upload, allocator)) {
-        rows = insert(connection, reader, allocator, target);
+        rows = sink.discards() ? sink.drain(reader) : insert(connection, reader, allocator, target);
         batches = reader.batches();
       }
       if (ownTransaction) {
@@ -104,10 +105,11 @@ final class BulkIngest {
       }
       long millis = Math.max(1, (System.nanoTime() - startNanos) / 1_000_000);
       LOG.info(
-          "Ingest from {}: {} rows in {} batches into {} ({}) in {} ms, {} rows/s",
+          "Ingest from {}: {} rows in {} batches {} {} ({}) in {} ms, {} rows/s",
           peer,
           rows,
           batches,
+          sink.discards() ? "discarded, not stored in" : "into",
           target.sql(),
           ddl == null ? "appended" : exists ? "replaced" : "created",
           millis,

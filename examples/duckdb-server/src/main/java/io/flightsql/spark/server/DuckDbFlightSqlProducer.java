@@ -99,6 +99,8 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
   private final MetadataCommands metadata;
   private final List<BiConsumer<CallContext, String>> actionObservers;
   private final Set<String> withoutCommands;
+  private final WriteSink sink;
+  private final ComputedResults computed;
 
   /**
    * @param allocator owned by the producer from now on, and closed by {@link #close()}
@@ -124,6 +126,11 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     this.transactions = new DuckDbTransactions(database);
     this.runner = new CallRunner(allocator, transactions);
     SliceStreamer streamer = new SliceStreamer(allocator, batchRows, pacing);
+    this.computed =
+        withoutCommands.contains("QueryPerEndpoint")
+            ? new ComputedResults(
+                allocator.newChildAllocator("computed-results", 0, Long.MAX_VALUE))
+            : null;
     this.queries =
         new QueryCommands(
             runner,
@@ -132,11 +139,15 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
             endpoints,
             locations,
             longQueries,
-            withoutCommands.contains("TicketReuse"));
+            withoutCommands.contains("TicketReuse"),
+            computed,
+            batchRows);
     this.polls = new PollCommands(queries, longQueries);
-    this.updates = new UpdateCommands(runner);
+    this.sink = new WriteSink(withoutCommands.contains("RowStorage"));
+    this.updates = new UpdateCommands(runner, sink);
     this.prepared =
-        new PreparedStatementCommands(runner, queries, transactions, streamer, preparedStatements);
+        new PreparedStatementCommands(
+            runner, queries, transactions, streamer, preparedStatements, sink);
     this.transactionCommands = new TransactionCommands(runner, transactions);
     this.sessions = new SessionCommands(runner, database);
     this.metadata =
@@ -457,7 +468,15 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       LOG.warn("Could not roll back every abandoned transaction: {}", e.getMessage());
     }
     preparedStatements.close();
+    if (computed != null) {
+      computed.close();
+    }
     allocator.close();
+  }
+
+  /** Rows of uploads discarded without {@code RowStorage}. */
+  long discardedRows() {
+    return sink.discardedRows();
   }
 
   /** How many queries CancelFlightInfo stopped while they were being planned, for tests. */

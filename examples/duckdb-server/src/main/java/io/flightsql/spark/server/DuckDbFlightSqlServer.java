@@ -162,6 +162,14 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     return producer.cancelledQueries();
   }
 
+  /**
+   * How many rows of ingests and prepared inserts this server counted and dropped since it started,
+   * when started {@code without("RowStorage")}; 0 otherwise. For benchmarks of clients.
+   */
+  public long discardedRows() {
+    return producer.discardedRows();
+  }
+
   /** How many transactions clients have begun and not ended. For tests. */
   int openTransactions() {
     return producer.openTransactions();

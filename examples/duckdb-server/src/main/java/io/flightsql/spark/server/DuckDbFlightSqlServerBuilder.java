@@ -363,16 +363,38 @@ public final class DuckDbFlightSqlServerBuilder {
     return ServerStartup.start(configuration());
   }
 
-  /** The metadata commands {@link #without} can take away. */
+  /** The features {@link #without} can take away. */
   static final Set<String> OPTIONAL_COMMANDS =
-      Set.of("GetSqlInfo", "GetTables", "GetCatalogs", "GetDbSchemas", "GetSchema", "TicketReuse");
+      Set.of(
+          "GetSqlInfo",
+          "GetTables",
+          "GetCatalogs",
+          "GetDbSchemas",
+          "GetSchema",
+          "TicketReuse",
+          "RowStorage",
+          "QueryPerEndpoint");
 
   /**
    * Takes these features away, as servers without them do: the metadata commands {@code
    * GetSqlInfo}, {@code GetTables}, {@code GetCatalogs}, {@code GetDbSchemas} and {@code GetSchema}
    * (of a statement) then answer UNIMPLEMENTED (Sail has none of them, Deephaven no GetSqlInfo);
    * without {@code TicketReuse}, each statement ticket can be read once, and a second DoGet of it
-   * answers NOT_FOUND (as on Sail and Deephaven). Default: none taken away.
+   * answers NOT_FOUND (as on Sail and Deephaven). Two more make the server a cheaper partner for
+   * benchmarks of clients:
+   *
+   * <ul>
+   *   <li>without {@code RowStorage}, the rows of bulk ingests and of prepared {@code INSERT}s are
+   *       read, counted ({@link DuckDbFlightSqlServer#discardedRows()}) and dropped; tables are
+   *       still created, so writes see the same answers, but stay empty;
+   *   <li>without {@code QueryPerEndpoint}, a query outside a transaction runs once, in
+   *       GetFlightInfo, and its endpoints are cheap slices of the result, which the server holds
+   *       in memory until each endpoint has been read once (its ticket is then gone) and at most 10
+   *       minutes, as servers that compute a result when planning it do. By default each endpoint
+   *       runs the query again and keeps its own rows.
+   * </ul>
+   *
+   * Default: none taken away.
    */
   public DuckDbFlightSqlServerBuilder without(String... commands) {
     for (String command : commands) {

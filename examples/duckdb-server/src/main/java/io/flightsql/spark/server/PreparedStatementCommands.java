@@ -59,13 +59,16 @@ final class PreparedStatementCommands {
   private final DuckDbTransactions transactions;
   private final SliceStreamer streamer;
   private final DuckDbPreparedStatements preparedStatements;
+  private final WriteSink sink;
 
   PreparedStatementCommands(
       CallRunner runner,
       QueryCommands queries,
       DuckDbTransactions transactions,
       SliceStreamer streamer,
-      DuckDbPreparedStatements preparedStatements) {
+      DuckDbPreparedStatements preparedStatements,
+      WriteSink sink) {
+    this.sink = sink;
     this.runner = runner;
     this.queries = queries;
     this.transactions = transactions;
@@ -296,7 +299,8 @@ final class PreparedStatementCommands {
                     runner.withCallAllocator(
                         "update",
                         callAllocator ->
-                            PreparedUpdate.run(prepared, lease, flightStream, callAllocator)));
+                            PreparedUpdate.run(
+                                prepared, lease, flightStream, callAllocator, sink)));
         LOG.info(
             "Prepared update {} from {}: {} rows",
             DuckDbTransactions.label(prepared.handle()),

@@ -22,6 +22,8 @@ import org.duckdb.DuckDBConnection;
  *       INTO t [(columns)] SELECT * FROM <upload>}, the upload streaming into DuckDB through the
  *       Arrow C data interface like a bulk ingest: as fast, and bounded in memory.
  *   <li>Any other statement runs row by row through {@link ParameterRows}.
+ *   <li>Without {@code RowStorage} ({@link WriteSink}), the rows of a plain {@code INSERT} are
+ *       counted and dropped; other statements still run.
  * </ul>
  *
  * <p>Either way DuckDB converts each value to its parameter's type, so both paths accept the same
@@ -39,7 +41,8 @@ final class PreparedUpdate {
       DuckDbPreparedStatements.Prepared prepared,
       DuckDbTransactions.Lease lease,
       FlightStream upload,
-      BufferAllocator allocator)
+      BufferAllocator allocator,
+      WriteSink sink)
       throws SQLException {
     DuckDBConnection connection = lease.connection();
     if (prepared.parameterCount() == 0) {
@@ -51,6 +54,9 @@ final class PreparedUpdate {
     checkParameters(upload.getSchema(), prepared.parameterCount());
     if (prepared.insertPrefix() != null) {
       try (FlightStreamReader reader = new FlightStreamReader(upload, allocator)) {
+        if (sink.discards()) {
+          return sink.drain(reader);
+        }
         try {
           return ArrowStreamView.execute(
               connection,

@@ -72,6 +72,11 @@ final class QueryCommands {
 
   private final Map<ByteString, Integer> readsLeft = new ConcurrentHashMap<>();
 
+  /** Where queries are computed once for all their endpoints; null when each endpoint runs it. */
+  private final ComputedResults computed;
+
+  private final int batchRows;
+
   /** Takes one of the ticket's reads; false when it has none left. */
   private boolean redeem(ByteString handle) {
     boolean[] taken = {false};
@@ -91,8 +96,12 @@ final class QueryCommands {
       int endpoints,
       List<Location> locations,
       LongQuerySettings longQueries,
-      boolean singleUseTickets) {
+      boolean singleUseTickets,
+      ComputedResults computed,
+      int batchRows) {
     this.singleUseTickets = singleUseTickets;
+    this.computed = computed;
+    this.batchRows = batchRows;
     this.runner = runner;
     this.transactions = transactions;
     this.streamer = streamer;
@@ -160,6 +169,24 @@ final class QueryCommands {
         transaction,
         lease -> {
           DuckDBConnection connection = lease.connection();
+          if (computed != null && !lease.transactional()) {
+            ComputedResults.Computed result =
+                computed.compute(connection, sql, endpoints, batchRows);
+            if (result != null) {
+              LOG.info(
+                  "GetFlightInfo from {}: {} rows computed for {} endpoints for SQL: {}",
+                  origin.peer(),
+                  result.rows(),
+                  endpoints,
+                  QuerySql.abbreviate(sql, 500));
+              List<FlightEndpoint> slices = new ArrayList<>(endpoints);
+              for (ByteString handle : result.handles()) {
+                slices.add(new FlightEndpoint(ticket(handle), locationArray()));
+              }
+              return new FlightInfo(
+                  result.schema(), descriptor, slices, -1, result.rows(), true, IpcOption.DEFAULT);
+            }
+          }
           Schema schema = runner.schema(connection, sql);
           long rows = DuckDbDatabase.queryLong(connection, QuerySql.rowCount(sql));
           int count = lease.transactional() ? 1 : endpoints;
@@ -202,6 +229,28 @@ final class QueryCommands {
 
   /** Streams the slice of the result that the ticket names. */
   void stream(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    if (computed != null && ComputedResults.isHandle(ticket.getStatementHandle())) {
+      ComputedResults.Slice slice = computed.take(ticket.getStatementHandle());
+      if (slice == null) {
+        listener.error(
+            CallStatus.NOT_FOUND
+                .withDescription(
+                    "The ticket's result is gone: it was read already, or dropped after 10 minutes"
+                        + " or for newer results; run the query again")
+                .toRuntimeException());
+        return;
+      }
+      try {
+        runner.track(
+            () -> {
+              streamer.streamComputed(slice, listener);
+              return null;
+            });
+      } catch (FlightRuntimeException | SQLException e) {
+        listener.error(e);
+      }
+      return;
+    }
     if (singleUseTickets && !redeem(ticket.getStatementHandle())) {
       listener.error(
           CallStatus.NOT_FOUND
@@ -289,15 +338,20 @@ final class QueryCommands {
   }
 
   private FlightEndpoint endpoint(StatementSlice slice) {
-    Location[] where = locations.toArray(new Location[0]);
+    Location[] where = locationArray();
+    Ticket ticket = ticket(slice.encode());
     return slice.expiresAtMillis() > 0
-        ? new FlightEndpoint(ticket(slice), Instant.ofEpochMilli(slice.expiresAtMillis()), where)
-        : new FlightEndpoint(ticket(slice), where);
+        ? new FlightEndpoint(ticket, Instant.ofEpochMilli(slice.expiresAtMillis()), where)
+        : new FlightEndpoint(ticket, where);
   }
 
-  private static Ticket ticket(StatementSlice slice) {
+  private Location[] locationArray() {
+    return locations.toArray(new Location[0]);
+  }
+
+  private static Ticket ticket(ByteString handle) {
     TicketStatementQuery ticket =
-        TicketStatementQuery.newBuilder().setStatementHandle(slice.encode()).build();
+        TicketStatementQuery.newBuilder().setStatementHandle(handle).build();
     return new Ticket(Any.pack(ticket).toByteArray());
   }
 }

@@ -5,14 +5,18 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.TransferPair;
@@ -127,6 +131,51 @@ final class SliceStreamer {
       fail(listener, completed, CallStatus.INVALID_ARGUMENT, e);
     } catch (RuntimeException e) {
       fail(listener, completed, CallStatus.INTERNAL, e);
+    }
+  }
+
+  /**
+   * Streams one endpoint of a result computed in GetFlightInfo ({@link ComputedResults}): its
+   * batches as they are, each freed once sent (and all of them if the stream ends early).
+   */
+  void streamComputed(ComputedResults.Slice slice, ServerStreamListener listener) {
+    BackpressureStrategy backpressure = new PollingBackpressure();
+    backpressure.register(listener);
+    listener.setOnCancelHandler(pacing::cancelled);
+    long call = CALL_IDS.incrementAndGet();
+    List<ArrowRecordBatch> batches = slice.batches();
+    long sent = 0;
+    boolean completed = false;
+    try (BufferAllocator callAllocator =
+            allocator.newChildAllocator("doget-" + call, 0, Long.MAX_VALUE);
+        VectorSchemaRoot out = VectorSchemaRoot.create(slice.schema(), callAllocator)) {
+      VectorLoader loader = new VectorLoader(out);
+      listener.start(out);
+      for (int i = 0; i < batches.size(); i++) {
+        if (!pacing.batchDelay().isZero() && !pacing.pause(listener::isCancelled)) {
+          stopEarly(listener, BackpressureStrategy.WaitResult.CANCELLED, sent);
+          return;
+        }
+        BackpressureStrategy.WaitResult ready =
+            backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
+        if (ready != BackpressureStrategy.WaitResult.READY) {
+          stopEarly(listener, ready, sent);
+          return;
+        }
+        try (ArrowRecordBatch batch = batches.set(i, null)) {
+          loader.load(batch);
+        }
+        listener.putNext();
+        sent += out.getRowCount();
+      }
+      listener.completed();
+      completed = true;
+      LOG.info(
+          "DoGet #{} sent {} rows of a computed result in {} batches", call, sent, batches.size());
+    } catch (RuntimeException e) {
+      fail(listener, completed, CallStatus.INTERNAL, e);
+    } finally {
+      ComputedResults.closeAll(batches.stream().filter(Objects::nonNull).toList());
     }
   }
 

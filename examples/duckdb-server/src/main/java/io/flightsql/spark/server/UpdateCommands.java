@@ -29,9 +29,11 @@ final class UpdateCommands {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateCommands.class);
 
   private final CallRunner runner;
+  private final WriteSink sink;
 
-  UpdateCommands(CallRunner runner) {
+  UpdateCommands(CallRunner runner, WriteSink sink) {
     this.runner = runner;
+    this.sink = sink;
   }
 
   Runnable acceptStatement(
@@ -82,7 +84,8 @@ final class UpdateCommands {
                                 lease,
                                 flightStream,
                                 callAllocator,
-                                context.peerIdentity())));
+                                context.peerIdentity(),
+                                sink)));
         runner.sendUpdateCount(ackStream, rows);
       } catch (SQLException | IllegalArgumentException e) {
         ackStream.onError(queryFailed(e));
