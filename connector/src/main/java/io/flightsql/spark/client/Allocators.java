@@ -1,5 +1,9 @@
 package io.flightsql.spark.client;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -10,6 +14,12 @@ import org.apache.arrow.memory.RootAllocator;
  */
 public final class Allocators {
   private static final RootAllocator ROOT = new RootAllocator(Long.MAX_VALUE);
+
+  /** The numbers that tell one partition or task from another in a child's name. */
+  private static final Pattern NUMBERS = Pattern.compile("(-\\d+)+$");
+
+  /** The largest peak of any closed child, by kind (its name without numbers). */
+  private static final Map<String, LongAccumulator> LARGEST_PEAKS = new ConcurrentHashMap<>();
 
   private Allocators() {}
 
@@ -28,6 +38,34 @@ public final class Allocators {
    */
   public static long peakBytes() {
     return ROOT.getPeakMemoryAllocation();
+  }
+
+  /**
+   * Notes the peak of a child about to be closed, under its kind: its name without the numbers of
+   * its partition or task, so that {@code flightsql-partition-3} counts as {@code
+   * flightsql-partition} and {@code flightsql-write-0-12} as {@code flightsql-write}.
+   */
+  public static void noteClosing(BufferAllocator child) {
+    String kind = NUMBERS.matcher(child.getName()).replaceFirst("");
+    LARGEST_PEAKS
+        .computeIfAbsent(kind, k -> new LongAccumulator(Math::max, 0))
+        .accumulate(child.getPeakMemoryAllocation());
+  }
+
+  /**
+   * The most bytes any one closed child of this kind held at once, since this JVM loaded the
+   * connector or the last {@link #resetLargestPeaks()}; 0 if none closed. Kinds are the children's
+   * names without numbers: {@code flightsql-partition} (a read partition), {@code flightsql-write}
+   * (a write task), {@code flightsql-plan}. For figures printed by tests and benchmarks.
+   */
+  public static long largestPeakBytes(String kind) {
+    LongAccumulator peak = LARGEST_PEAKS.get(kind);
+    return peak == null ? 0 : peak.get();
+  }
+
+  /** Forgets every child's peak noted so far. */
+  public static void resetLargestPeaks() {
+    LARGEST_PEAKS.clear();
   }
 
   /** Children still open, for leak reports in tests. */

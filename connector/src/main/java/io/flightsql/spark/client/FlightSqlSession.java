@@ -292,6 +292,7 @@ public final class FlightSqlSession implements AutoCloseable {
       failure = e;
     }
     try {
+      Allocators.noteClosing(allocator);
       allocator.close();
     } catch (RuntimeException e) {
       if (failure != null) {
