@@ -1,6 +1,7 @@
 package io.flightsql.spark;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.OptionSources;
@@ -60,7 +61,9 @@ public final class FlightSqlDataSource
 
   private Set<String> inferredComparable;
 
-  public FlightSqlDataSource() {}
+  public FlightSqlDataSource() {
+    Warmup.start();
+  }
 
   @Override
   public String shortName() {

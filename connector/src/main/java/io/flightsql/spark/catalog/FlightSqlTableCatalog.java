@@ -5,6 +5,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.ServerSchema;
 import io.flightsql.spark.client.ServerTable;
 import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.types.ArrowToSpark;
@@ -59,6 +60,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
+    Warmup.start();
     connection = new CatalogConnection(name, options.asCaseSensitiveMap());
     namespaces = new ServerNamespaces(connection);
   }

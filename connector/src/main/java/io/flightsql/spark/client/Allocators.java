@@ -4,8 +4,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.regex.Pattern;
+import org.apache.arrow.memory.AllocationListener;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.rounding.SegmentRoundingPolicy;
 
 /**
  * The one Arrow root allocator of this JVM. Every user of Arrow memory takes a named child of it
@@ -13,7 +15,14 @@ import org.apache.arrow.memory.RootAllocator;
  * how leaks are caught.
  */
 public final class Allocators {
-  private static final RootAllocator ROOT = new RootAllocator(Long.MAX_VALUE);
+  /**
+   * Buffers are rounded up to a multiple of 4 KiB, not to a power of two as by Arrow's default: a
+   * record batch received from the server is one buffer of the size of its message body, and
+   * rounding 9 MiB up to 16 MiB would make each batch that a partition holds take up to twice its
+   * size (the unsafe allocation manager allocates exactly the rounded size).
+   */
+  private static final RootAllocator ROOT =
+      new RootAllocator(AllocationListener.NOOP, Long.MAX_VALUE, new SegmentRoundingPolicy(4096L));
 
   /** The numbers that tell one partition or task from another in a child's name. */
   private static final Pattern NUMBERS = Pattern.compile("(-\\d+)+$");

@@ -173,6 +173,8 @@ public final class FlightChannels {
       builder.usePlaintext();
     }
     ManagedChannel channel = builder.build();
+    // Connect now, while the caller builds its client and call, not at the first call.
+    channel.getState(true);
     AtomicLong count = new AtomicLong();
     CONNECTIONS.put(channel, count);
     countConnections(channel, count);

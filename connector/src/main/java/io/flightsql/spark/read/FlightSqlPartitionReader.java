@@ -8,6 +8,7 @@ import io.flightsql.spark.client.InsecureLocationException;
 import io.flightsql.spark.client.Retries;
 import io.flightsql.spark.client.StreamSchemas;
 import io.flightsql.spark.client.StreamWatch;
+import io.flightsql.spark.client.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
@@ -103,6 +104,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     this.partition = partition;
     this.config = config;
     this.schema = schema;
+    Warmup.start();
     this.session =
         FlightSqlSession.open(
             config.connection(), "partition-" + partition.index(), partition.session());

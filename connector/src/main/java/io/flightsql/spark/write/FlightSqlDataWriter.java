@@ -3,6 +3,7 @@ package io.flightsql.spark.write;
 import io.flightsql.spark.client.DoPutUpload;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.Warmup;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.metrics.BytesSentMetric;
 import io.flightsql.spark.metrics.RowsWrittenMetric;
@@ -53,6 +54,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     this.partitionId = partitionId;
     this.taskId = taskId;
     this.destination = plan.atomic() ? plan.stagingTable(partitionId, taskId) : plan.target();
+    Warmup.start();
     this.session =
         FlightSqlSession.open(plan.config().connection(), "write-" + partitionId + "-" + taskId);
     long start = System.nanoTime();

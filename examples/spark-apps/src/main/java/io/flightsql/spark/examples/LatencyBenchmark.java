@@ -49,39 +49,7 @@ public final class LatencyBenchmark {
               .getOrCreate();
       try {
         ReadBenchmark.printEnvironment(spark);
-        // Spark warm: a job has run, so what the first reads below cost is their own.
-        spark.range(1000).selectExpr("sum(id)").collect();
-        String uri = server.uri();
-        Supplier<List<Row>> connector =
-            () ->
-                spark
-                    .read()
-                    .format("flightsql")
-                    .option("uri", uri)
-                    .option("query", QUERY)
-                    .load()
-                    .collectAsList();
-        Supplier<List<Row>> jdbc =
-            () ->
-                spark
-                    .read()
-                    .format("jdbc")
-                    .option("url", ReadBenchmark.jdbcUrl(uri))
-                    .option("driver", ReadBenchmark.JDBC_DRIVER)
-                    .option("query", QUERY)
-                    .load()
-                    .collectAsList();
-        double connectorFirst = once(connector);
-        double jdbcFirst = once(jdbc);
-        double[] connectorRuns = new double[runs];
-        double[] jdbcRuns = new double[runs];
-        // Alternated, so that both ways see the same machine.
-        for (int i = 0; i < runs; i++) {
-          connectorRuns[i] = once(connector);
-          jdbcRuns[i] = once(jdbc);
-        }
-        double connectorMedian = median(connectorRuns);
-        double jdbcMedian = median(jdbcRuns);
+        Figures figures = measure(spark, server.uri(), runs);
         System.out.println();
         System.out.printf(
             Locale.ROOT,
@@ -90,16 +58,88 @@ public final class LatencyBenchmark {
             runs);
         System.out.println("| way | first read (Spark warm) | median | best |");
         System.out.println("| --- | ---: | ---: | ---: |");
-        row("flightsql", connectorFirst, connectorMedian, min(connectorRuns));
-        row("spark jdbc (Flight SQL JDBC driver)", jdbcFirst, jdbcMedian, min(jdbcRuns));
+        row(
+            "flightsql",
+            figures.connectorFirst(),
+            figures.connectorMedian(),
+            figures.connectorBest());
+        row(
+            "spark jdbc (Flight SQL JDBC driver)",
+            figures.jdbcFirst(),
+            figures.jdbcMedian(),
+            figures.jdbcBest());
+        row("Spark alone: a 10-row local job", Double.NaN, figures.sparkMedian(), Double.NaN);
         System.out.printf(
             Locale.ROOT,
             "%njdbc median / flightsql median = **%.2fx** (goal: at least 1.5x)%n",
-            jdbcMedian / connectorMedian);
+            figures.jdbcMedian() / figures.connectorMedian());
       } finally {
         spark.stop();
       }
     }
+  }
+
+  /**
+   * The figures of one run, in milliseconds.
+   *
+   * @param sparkMedian the median of a 10-row job that reads nothing, Spark's own share of each
+   *     read
+   */
+  record Figures(
+      double connectorFirst,
+      double jdbcFirst,
+      double connectorMedian,
+      double jdbcMedian,
+      double connectorBest,
+      double jdbcBest,
+      double sparkMedian) {}
+
+  /**
+   * Warms Spark with a job, times the first read of each way, then {@code runs} reads of each, the
+   * ways alternated so that both see the same machine. The first reads are those of the JVM only if
+   * nothing read through the connector or the JDBC driver before.
+   */
+  static Figures measure(SparkSession spark, String uri, int runs) {
+    // Spark warm: a job has run, so what the first reads below cost is their own.
+    spark.range(1000).selectExpr("sum(id)").collect();
+    Supplier<List<Row>> connector =
+        () ->
+            spark
+                .read()
+                .format("flightsql")
+                .option("uri", uri)
+                .option("query", QUERY)
+                .load()
+                .collectAsList();
+    Supplier<List<Row>> jdbc =
+        () ->
+            spark
+                .read()
+                .format("jdbc")
+                .option("url", ReadBenchmark.jdbcUrl(uri))
+                .option("driver", ReadBenchmark.JDBC_DRIVER)
+                .option("query", QUERY)
+                .load()
+                .collectAsList();
+    Supplier<List<Row>> sparkAlone = () -> spark.range(0, 10, 1, 1).toDF().collectAsList();
+    double connectorFirst = once(connector);
+    double jdbcFirst = once(jdbc);
+    double[] connectorRuns = new double[runs];
+    double[] jdbcRuns = new double[runs];
+    double[] sparkRuns = new double[runs];
+    for (int i = 0; i < runs; i++) {
+      connectorRuns[i] = once(connector);
+      jdbcRuns[i] = once(jdbc);
+      sparkRuns[i] = once(sparkAlone);
+    }
+    return new Figures(
+        connectorFirst,
+        jdbcFirst,
+        median(connectorRuns),
+        median(jdbcRuns),
+        min(connectorRuns),
+        min(jdbcRuns),
+        median(sparkRuns));
   }
 
   private static double once(Supplier<List<Row>> read) {
@@ -114,7 +154,12 @@ public final class LatencyBenchmark {
 
   private static void row(String way, double first, double median, double best) {
     System.out.printf(
-        Locale.ROOT, "| %s | %.0f ms | %.1f ms | %.1f ms |%n", way, first, median, best);
+        Locale.ROOT,
+        "| %s | %s | %.1f ms | %s |%n",
+        way,
+        Double.isNaN(first) ? "" : String.format(Locale.ROOT, "%.0f ms", first),
+        median,
+        Double.isNaN(best) ? "" : String.format(Locale.ROOT, "%.1f ms", best));
   }
 
   private static double median(double[] values) {

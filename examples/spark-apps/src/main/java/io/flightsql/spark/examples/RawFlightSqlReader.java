@@ -33,8 +33,10 @@ final class RawFlightSqlReader implements AutoCloseable {
    * @param rows rows of all endpoints
    * @param bytes the Arrow buffer bytes of all record batches: the body of their IPC messages
    * @param endpoints how many endpoints the query had
+   * @param batches how many record batches all endpoints sent
+   * @param largestBatch the Arrow buffer bytes of the largest record batch
    */
-  record Result(long rows, long bytes, int endpoints) {}
+  record Result(long rows, long bytes, int endpoints, long batches, long largestBatch) {}
 
   private final Location origin;
   private final BufferAllocator allocator;
@@ -68,18 +70,24 @@ final class RawFlightSqlReader implements AutoCloseable {
     }
     long rows = 0;
     long bytes = 0;
+    long batches = 0;
+    long largest = 0;
     for (Future<long[]> stream : streams) {
       long[] received = await(stream);
       rows += received[0];
       bytes += received[1];
+      batches += received[2];
+      largest = Math.max(largest, received[3]);
     }
-    return new Result(rows, bytes, streams.size());
+    return new Result(rows, bytes, streams.size(), batches, largest);
   }
 
-  /** Reads one endpoint to its end; returns its rows and bytes. */
+  /** Reads one endpoint to its end; returns its rows, bytes, batches and largest batch's bytes. */
   private long[] drain(FlightEndpoint endpoint) throws Exception {
     long rows = 0;
     long bytes = 0;
+    long batches = 0;
+    long largest = 0;
     BufferAllocator streamAllocator = allocator.newChildAllocator("endpoint", 0, Long.MAX_VALUE);
     FlightClient client = null;
     FlightStream stream = null;
@@ -89,15 +97,19 @@ final class RawFlightSqlReader implements AutoCloseable {
       while (stream.next()) {
         VectorSchemaRoot root = stream.getRoot();
         rows += root.getRowCount();
+        long batch = 0;
         for (FieldVector vector : root.getFieldVectors()) {
-          bytes += vector.getBufferSize();
+          batch += vector.getBufferSize();
         }
+        bytes += batch;
+        batches++;
+        largest = Math.max(largest, batch);
       }
     } finally {
       // In this order, skipping nulls; the allocator last, as it checks that nothing leaked.
       AutoCloseables.close(stream, client, streamAllocator);
     }
-    return new long[] {rows, bytes};
+    return new long[] {rows, bytes, batches, largest};
   }
 
   /**

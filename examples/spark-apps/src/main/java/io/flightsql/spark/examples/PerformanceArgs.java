@@ -1,0 +1,98 @@
+package io.flightsql.spark.examples;
+
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The command line of {@link PerformanceBenchmark}: the sizes of each part, all with defaults, and
+ * {@code --quick} for a smoke run at a tenth of the sizes or less.
+ *
+ * @param iterations timed runs of each way, after one warm-up run
+ * @param runs timed runs of each way of the 10-row query
+ * @param scanRows rows of the full scan
+ * @param writeRows rows of each write
+ * @param scaleRows the row counts of the scaling table, smallest first
+ * @param endpointRows rows of the reads that vary the number of endpoints
+ * @param scaleEndpoints the endpoint counts of the scaling table, smallest first
+ * @param columnRows rows of the reads that vary the number of columns
+ * @param scaleColumns the column counts of the scaling table, smallest first
+ * @param parts the parts to run, of latency, scan, write and scale (all by default)
+ */
+record PerformanceArgs(
+    int iterations,
+    int runs,
+    long scanRows,
+    long writeRows,
+    List<Long> scaleRows,
+    long endpointRows,
+    List<Integer> scaleEndpoints,
+    long columnRows,
+    List<Integer> scaleColumns,
+    Set<String> parts) {
+
+  static final Set<String> ALL_PARTS = Set.of("latency", "scan", "write", "scale");
+
+  static final String USAGE =
+      "Usage: PerformanceBenchmark [--quick] [--iterations N (3)] [--runs N (20)]"
+          + " [--parts latency,scan,write,scale (all)]";
+
+  static PerformanceArgs parse(String[] args) {
+    boolean quick = false;
+    int iterations = 3;
+    int runs = 20;
+    Set<String> parts = ALL_PARTS;
+    for (int i = 0; i < args.length; i++) {
+      String flag = args[i];
+      if (flag.equals("--quick")) {
+        quick = true;
+        continue;
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("Flag '" + flag + "' needs a value. " + USAGE);
+      }
+      String value = args[++i];
+      switch (flag) {
+        case "--iterations" ->
+            iterations = (int) BenchmarkArgs.number(flag, value, 1, Integer.MAX_VALUE);
+        case "--runs" -> runs = (int) BenchmarkArgs.number(flag, value, 1, Integer.MAX_VALUE);
+        case "--parts" -> parts = parts(value);
+        default -> throw new IllegalArgumentException("Unknown flag '" + flag + "'. " + USAGE);
+      }
+    }
+    if (quick) {
+      return new PerformanceArgs(
+          1,
+          Math.min(runs, 5),
+          100_000,
+          100_000,
+          List.of(100_000L, 400_000L),
+          200_000,
+          List.of(1, 2, 4, 8),
+          20_000,
+          List.of(16, 64, 256),
+          parts);
+    }
+    return new PerformanceArgs(
+        iterations,
+        runs,
+        1_000_000,
+        1_000_000,
+        List.of(1_000_000L, 4_000_000L, 16_000_000L),
+        4_000_000,
+        List.of(1, 2, 4, 8),
+        250_000,
+        List.of(16, 64, 256),
+        parts);
+  }
+
+  private static Set<String> parts(String value) {
+    Set<String> parts = new LinkedHashSet<>(Arrays.asList(value.split(",")));
+    if (parts.isEmpty() || !ALL_PARTS.containsAll(parts)) {
+      throw new IllegalArgumentException(
+          "Invalid value '" + value + "' for flag '--parts': expected some of " + ALL_PARTS);
+    }
+    return parts;
+  }
+}

@@ -1,0 +1,545 @@
+package io.flightsql.spark.examples;
+
+import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.StringJoiner;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Every performance figure of the connector in one run, printed as one markdown table that
+ * docs/performance.md quotes: interactive latency, a full scan against the raw Arrow client and
+ * Spark's JDBC source, the write ceiling against Spark's {@code noop} sink, and how time and memory
+ * grow with rows, endpoints and columns. Every ratio compares two ways measured in this run;
+ * nothing here is a timed assertion.
+ *
+ * <p>Servers are embedded DuckDB Flight SQL servers in this JVM, started for each part: writes go
+ * to one started without {@code RowStorage} (rows counted and dropped, so the figures are the
+ * client's, not DuckDB's inserts), and the scaling reads to ones started without {@code
+ * QueryPerEndpoint} (a query runs once and its endpoints are cheap slices of the result).
+ *
+ * <pre>mvn -q -pl examples/spark-apps exec:exec@performance [-Dbenchmark.args="--quick"]</pre>
+ */
+public final class PerformanceBenchmark {
+
+  private static final String SCAN = "SELECT * FROM lineitem";
+  private static final String WRITE_TABLE = "write_benchmark";
+  private static final double MIB = 1024.0 * 1024.0;
+
+  private final PerformanceArgs args;
+  private final SparkSession spark;
+  private final BufferAllocator allocator;
+  private final List<String> table = new ArrayList<>();
+
+  private PerformanceBenchmark(
+      PerformanceArgs args, SparkSession spark, BufferAllocator allocator) {
+    this.args = args;
+    this.spark = spark;
+    this.allocator = allocator;
+  }
+
+  public static void main(String[] commandLine) throws Exception {
+    PerformanceArgs args;
+    try {
+      args = PerformanceArgs.parse(commandLine);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    SparkSession spark =
+        SparkSession.builder()
+            .appName("spark-flightsql performance benchmark")
+            .master("local[2]")
+            .config("spark.ui.enabled", false)
+            // The raw writer's batches are built from rows with java.time values, free of the
+            // JVM's time zone.
+            .config("spark.sql.datetime.java8API.enabled", true)
+            .config("spark.sql.session.timeZone", "UTC")
+            .getOrCreate();
+    long start = System.nanoTime();
+    try (BufferAllocator allocator = new RootAllocator()) {
+      PerformanceBenchmark benchmark = new PerformanceBenchmark(args, spark, allocator);
+      ReadBenchmark.printEnvironment(spark);
+      if (args.parts().contains("latency")) {
+        benchmark.latency();
+      }
+      if (args.parts().contains("scan")) {
+        benchmark.fullScan();
+      }
+      if (args.parts().contains("write")) {
+        benchmark.writes();
+      }
+      if (args.parts().contains("scale")) {
+        benchmark.scaling();
+      }
+      benchmark.print(ReadBenchmark.seconds(start));
+    } finally {
+      spark.stop();
+    }
+  }
+
+  // ---- Interactive latency
+
+  private void latency() throws Exception {
+    try (DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder().port(0).endpoints(1).lineitemRows(100_000).start()) {
+      LatencyBenchmark.Figures figures = LatencyBenchmark.measure(spark, server.uri(), args.runs());
+      String median = "median of " + args.runs() + ", collect()";
+      add(
+          "latency",
+          "10-row query, " + median,
+          ms(figures.connectorMedian()),
+          "jdbc " + ms(figures.jdbcMedian()),
+          ratio(figures.jdbcMedian() / figures.connectorMedian()),
+          "≥ 1.5x");
+      add(
+          "latency",
+          "Spark's own floor: a 10-row local job, " + median,
+          ms(figures.sparkMedian()),
+          "",
+          "",
+          "");
+      add(
+          "latency",
+          "first read of the JVM (Spark warm)",
+          ms(figures.connectorFirst()),
+          "jdbc " + ms(figures.jdbcFirst()),
+          ratio(figures.jdbcFirst() / figures.connectorFirst()),
+          "report");
+    }
+  }
+
+  // ---- Full scan: raw client, connector, Spark's JDBC source
+
+  private void fullScan() throws Exception {
+    long rows = args.scanRows();
+    try (DuckDbFlightSqlServer server =
+            DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(rows).start();
+        RawFlightSqlReader raw = new RawFlightSqlReader(server.uri(), allocator)) {
+      String uri = server.uri();
+      RawFlightSqlReader.Result reference = raw.read(SCAN);
+      expect(reference.rows(), rows, "the raw client");
+      expect(connector(uri, SCAN).count(), rows, "flightsql");
+      long[] bounds = orderKeyBounds(uri);
+      Timings rawTimings = measure("scan raw client", () -> raw.read(SCAN));
+      Timings flightsql = measure("scan flightsql", () -> noop(connector(uri, SCAN)));
+      Timings jdbc = measure("scan spark jdbc", () -> noop(jdbcScan(uri, bounds)));
+      String what =
+          String.format(
+              Locale.ROOT,
+              "full scan of %s lineitem rows (%s MB), 2 endpoints, best of %d",
+              count(rows),
+              mb(reference.bytes()),
+              args.iterations());
+      add(
+          "full scan",
+          what,
+          rate(rows, flightsql.best()),
+          "raw client " + rate(rows, rawTimings.best()),
+          ratio(rawTimings.best() / flightsql.best()),
+          "≥ 0.7x");
+      add(
+          "full scan",
+          what,
+          rate(rows, flightsql.best()),
+          "spark jdbc " + rate(rows, jdbc.best()),
+          ratio(jdbc.best() / flightsql.best()),
+          "keep ahead");
+    }
+  }
+
+  private Dataset<Row> jdbcScan(String uri, long[] bounds) {
+    return spark
+        .read()
+        .format("jdbc")
+        .option("url", ReadBenchmark.jdbcUrl(uri))
+        .option("driver", ReadBenchmark.JDBC_DRIVER)
+        .option("dbtable", "lineitem")
+        .option("partitionColumn", "l_orderkey")
+        .option("lowerBound", bounds[0])
+        .option("upperBound", bounds[1])
+        .option("numPartitions", 2)
+        .option("fetchsize", 10_000)
+        .load();
+  }
+
+  /** The smallest and largest {@code l_orderkey}, through the JDBC driver. */
+  private static long[] orderKeyBounds(String uri) throws SQLException {
+    try (Connection connection = DriverManager.getConnection(ReadBenchmark.jdbcUrl(uri));
+        Statement statement = connection.createStatement();
+        ResultSet result =
+            statement.executeQuery("SELECT min(l_orderkey), max(l_orderkey) FROM lineitem")) {
+      result.next();
+      return new long[] {result.getLong(1), result.getLong(2)};
+    }
+  }
+
+  // ---- The write ceiling
+
+  /** One way of writing and its timings; {@code counted} when the server counts its rows. */
+  private record WriteWay(String name, Timings timings, boolean counted, Run run) {}
+
+  private void writes() throws Exception {
+    long rows = args.writeRows();
+    try (DuckDbFlightSqlServer server =
+            DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).without("RowStorage").start();
+        RawFlightSqlWriter raw = new RawFlightSqlWriter(server.uri(), allocator)) {
+      String uri = server.uri();
+      Dataset<Row> data = WriteBenchmark.lineitem(spark, rows).cache();
+      data.count();
+      try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator)) {
+        Schema schema = batches.schema();
+        List<WriteWay> ways =
+            List.of(
+                new WriteWay("noop", new Timings("noop"), false, () -> noop(data)),
+                new WriteWay(
+                    "flightsql ingest",
+                    new Timings("ingest"),
+                    true,
+                    () -> connectorWrite(data, uri, "ingest")),
+                new WriteWay(
+                    "flightsql prepared",
+                    new Timings("prepared"),
+                    true,
+                    () -> connectorWrite(data, uri, "prepared")),
+                new WriteWay(
+                    "raw client DoPut",
+                    new Timings("raw"),
+                    true,
+                    () -> raw.ingest(WRITE_TABLE, batches)),
+                new WriteWay("spark jdbc", new Timings("jdbc"), true, () -> jdbcWrite(data, uri)));
+        Allocators.resetLargestPeaks();
+        // Rounds in which every way runs once: a change of the machine's load touches all alike.
+        for (int round = 0; round <= args.iterations(); round++) {
+          for (WriteWay way : ways) {
+            raw.recreate(WRITE_TABLE, schema);
+            System.gc();
+            long before = server.discardedRows();
+            long start = System.nanoTime();
+            way.run().run();
+            double took = ReadBenchmark.seconds(start);
+            if (way.counted()) {
+              expect(server.discardedRows() - before, rows, way.name());
+            }
+            System.out.printf(
+                Locale.ROOT,
+                "%-20s %s %6.2f s%n",
+                way.name(),
+                round == 0 ? "warm-up" : "run " + round + "  ",
+                took);
+            if (round > 0) {
+              way.timings().add(took);
+            }
+          }
+        }
+        raw.drop(WRITE_TABLE);
+        long taskPeak = Allocators.largestPeakBytes("flightsql-write");
+        long batch = batches.bytes() / batches.batchCount();
+        double noop = ways.get(0).timings().median();
+        double jdbc = ways.get(4).timings().median();
+        String what =
+            String.format(
+                Locale.ROOT,
+                "write of %s cached rows (%s MB), median of %d",
+                count(rows),
+                mb(batches.bytes()),
+                args.iterations());
+        for (WriteWay way : ways.subList(1, 3)) {
+          double took = way.timings().median();
+          add(
+              "write",
+              way.name() + ", " + what,
+              rate(rows, took),
+              "noop " + rate(rows, noop),
+              ratio(noop / took),
+              "≥ 0.6x");
+          add(
+              "write",
+              way.name() + ", " + what,
+              rate(rows, took),
+              "spark jdbc " + rate(rows, jdbc),
+              ratio(jdbc / took),
+              "≥ 20x");
+        }
+        double rawTook = ways.get(3).timings().median();
+        add(
+            "write",
+            "raw client, one DoPut of prebuilt batches, " + what,
+            rate(rows, rawTook),
+            "noop " + rate(rows, noop),
+            ratio(noop / rawTook),
+            "");
+        add(
+            "memory",
+            "peak Arrow memory of one write task",
+            mib(taskPeak),
+            "batch " + mib(batch),
+            batches(taskPeak, batch),
+            "≤ 2 batches");
+      } finally {
+        data.unpersist(true);
+      }
+    }
+  }
+
+  private static void connectorWrite(Dataset<Row> data, String uri, String method) {
+    data.write()
+        .format("flightsql")
+        .option("uri", uri)
+        .option("dbtable", WRITE_TABLE)
+        .option("writeMethod", method)
+        .mode("append")
+        .save();
+  }
+
+  private static void jdbcWrite(Dataset<Row> data, String uri) {
+    data.write()
+        .format("jdbc")
+        .option("url", ReadBenchmark.jdbcUrl(uri))
+        .option("driver", ReadBenchmark.JDBC_DRIVER)
+        .option("dbtable", WRITE_TABLE)
+        .mode("append")
+        .save();
+  }
+
+  // ---- How cost grows
+
+  private void scaling() throws Exception {
+    long largest = args.scaleRows().get(args.scaleRows().size() - 1);
+    try (DuckDbFlightSqlServer server = slicingServer(2, largest)) {
+      Cell base = null;
+      for (long rows : args.scaleRows()) {
+        String name = "lineitem";
+        if (rows != largest) {
+          name = "lineitem_" + rows;
+          server.execute("CREATE TABLE " + name + " AS SELECT * FROM lineitem LIMIT " + rows);
+        }
+        Cell cell = cell(server, "SELECT * FROM " + name, rows);
+        base = base == null ? cell : base;
+        add(
+            "scale: rows",
+            count(rows) + " rows, 16 columns, 2 endpoints",
+            cell.describe(),
+            "rows/s vs " + count(base.rows),
+            ratio(base.secondsPerRow() / cell.secondsPerRow()),
+            "≈ 1x (linear)");
+      }
+    }
+    Cell base = null;
+    for (int endpoints : args.scaleEndpoints()) {
+      try (DuckDbFlightSqlServer server = slicingServer(endpoints, args.endpointRows())) {
+        Cell cell = cell(server, SCAN, args.endpointRows());
+        base = base == null ? cell : base;
+        add(
+            "scale: endpoints",
+            endpoints
+                + " endpoint"
+                + (endpoints == 1 ? "" : "s")
+                + ", "
+                + count(args.endpointRows())
+                + " rows",
+            cell.describe(),
+            "speed vs 1 endpoint",
+            ratio(base.seconds / cell.seconds),
+            "");
+      }
+    }
+    try (DuckDbFlightSqlServer server = slicingServer(2, args.columnRows())) {
+      base = null;
+      for (int columns : args.scaleColumns()) {
+        String name = "wide_" + columns;
+        server.execute(
+            "CREATE TABLE " + name + " AS SELECT " + wideColumns(columns) + " FROM lineitem");
+        Cell cell = cell(server, "SELECT * FROM " + name, args.columnRows());
+        base = base == null ? cell : base;
+        add(
+            "scale: columns",
+            columns + " columns, " + count(args.columnRows()) + " rows, 2 endpoints",
+            cell.describe(),
+            "MB/s vs " + base.columns(),
+            ratio((base.seconds / base.bytes) / (cell.seconds / cell.bytes)),
+            "≈ 1x (linear)");
+      }
+    }
+  }
+
+  private static DuckDbFlightSqlServer slicingServer(int endpoints, long rows) throws IOException {
+    long start = System.nanoTime();
+    DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .endpoints(endpoints)
+            .lineitemRows(rows)
+            .without("QueryPerEndpoint")
+            .start();
+    System.out.printf(
+        Locale.ROOT,
+        "Server with %d endpoint(s) as cheap slices, lineitem %,d rows (%.1f s to load)%n",
+        endpoints,
+        rows,
+        ReadBenchmark.seconds(start));
+    return server;
+  }
+
+  /** The 16 columns of lineitem, repeated to {@code columns}, each copy renamed. */
+  private static String wideColumns(int columns) {
+    String[] names = {
+      "l_orderkey", "l_partkey", "l_suppkey", "l_linenumber", "l_quantity", "l_extendedprice",
+      "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate", "l_commitdate",
+      "l_receiptdate", "l_shipinstruct", "l_shipmode", "l_comment"
+    };
+    StringJoiner select = new StringJoiner(", ");
+    for (int i = 0; i < columns; i++) {
+      String name = names[i % names.length];
+      select.add(name + " AS " + name + "_" + (i / names.length));
+    }
+    return select.toString();
+  }
+
+  /**
+   * One cell of the scaling table: a connector read of the query to {@code noop}, its best time,
+   * the Arrow bytes the raw client received for it, and the most Arrow memory any one read
+   * partition held.
+   */
+  private record Cell(
+      long rows, int columnCount, long bytes, double seconds, long partitionPeak, long batch) {
+    double secondsPerRow() {
+      return seconds / rows;
+    }
+
+    String columns() {
+      return columnCount + " columns";
+    }
+
+    String describe() {
+      return String.format(
+              Locale.ROOT,
+              "%.2f s, %s, %s MB/s; ",
+              seconds,
+              rate(rows, seconds),
+              mb(bytes / seconds))
+          + "partition peak "
+          + mib(partitionPeak)
+          + " = "
+          + batches(partitionPeak, batch);
+    }
+  }
+
+  private Cell cell(DuckDbFlightSqlServer server, String sql, long rows) throws Exception {
+    String uri = server.uri();
+    RawFlightSqlReader.Result reference;
+    try (RawFlightSqlReader raw = new RawFlightSqlReader(uri, allocator)) {
+      reference = raw.read(sql);
+    }
+    expect(reference.rows(), rows, "the raw client");
+    Allocators.resetLargestPeaks();
+    Timings timings =
+        measure(
+            sql + " (" + reference.endpoints() + " endpoints)", () -> noop(connector(uri, sql)));
+    long peak = Allocators.largestPeakBytes("flightsql-partition");
+    int columns = connector(uri, sql).schema().size();
+    return new Cell(
+        rows, columns, reference.bytes(), timings.best(), peak, reference.largestBatch());
+  }
+
+  // ---- Helpers
+
+  /** One timed thing. */
+  @FunctionalInterface
+  private interface Run {
+    void run() throws Exception;
+  }
+
+  /** Runs once to warm up, then {@code --iterations} times, printing each run. */
+  private Timings measure(String label, Run run) throws Exception {
+    Timings timings = new Timings(label);
+    for (int i = 0; i <= args.iterations(); i++) {
+      System.gc();
+      long start = System.nanoTime();
+      run.run();
+      double took = ReadBenchmark.seconds(start);
+      System.out.printf(
+          Locale.ROOT, "%-60s %s %6.2f s%n", label, i == 0 ? "warm-up" : "run " + i + "  ", took);
+      if (i > 0) {
+        timings.add(took);
+      }
+    }
+    return timings;
+  }
+
+  private Dataset<Row> connector(String uri, String sql) {
+    return spark.read().format("flightsql").option("uri", uri).option("query", sql).load();
+  }
+
+  private static void noop(Dataset<Row> rows) {
+    rows.write().format("noop").mode("overwrite").save();
+  }
+
+  private static void expect(long actual, long expected, String who) {
+    if (actual != expected) {
+      throw new IllegalStateException(who + " saw " + actual + " rows where " + expected + " are");
+    }
+  }
+
+  private void add(
+      String part, String what, String measured, String against, String ratio, String goal) {
+    table.add("| " + String.join(" | ", part, what, measured, against, ratio, goal) + " |");
+  }
+
+  private void print(double totalSeconds) {
+    System.out.println();
+    System.out.printf(
+        Locale.ROOT,
+        "Figures of one run (%.0f s in all). Ratios are speed ratios: above 1x the connector is"
+            + " faster; MB = 10^6 bytes of Arrow buffers, MiB = 2^20 bytes.%n%n",
+        totalSeconds);
+    System.out.println("| part | case | flightsql | against | ratio | goal |");
+    System.out.println("| --- | --- | --- | --- | ---: | --- |");
+    table.forEach(System.out::println);
+  }
+
+  private static String ms(double millis) {
+    return String.format(Locale.ROOT, "%.1f ms", millis);
+  }
+
+  private static String ratio(double value) {
+    return String.format(Locale.ROOT, "%.2fx", value);
+  }
+
+  private static String rate(long rows, double seconds) {
+    return String.format(Locale.ROOT, "%.2f M rows/s", rows / seconds / 1e6);
+  }
+
+  private static String mb(double bytes) {
+    return String.format(Locale.ROOT, "%.1f", bytes / 1e6);
+  }
+
+  private static String mib(long bytes) {
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / MIB);
+  }
+
+  private static String count(long rows) {
+    return rows % 1_000_000 == 0
+        ? rows / 1_000_000 + "M"
+        : rows % 1_000 == 0 ? rows / 1_000 + "k" : Long.toString(rows);
+  }
+
+  /** A peak in record batches of {@code batch} bytes. */
+  private static String batches(long peak, long batch) {
+    return String.format(Locale.ROOT, "%.1f batches", (double) peak / batch);
+  }
+}
