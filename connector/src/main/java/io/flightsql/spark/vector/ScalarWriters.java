@@ -1,5 +1,6 @@
 package io.flightsql.spark.vector;
 
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -7,6 +8,7 @@ import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.CalendarInterval;
@@ -69,10 +71,18 @@ final class ScalarWriters {
     }
   }
 
-  /** A vector of {@code width}-byte values, written at their address. */
+  /**
+   * A vector of {@code width}-byte values, written at their address. The vector's capacity is
+   * computed only when its buffers change (they grow, or the builder allocates anew between
+   * batches), not for every value: the buffers it was computed for are kept, and compared by
+   * identity, which a buffer freed and allocated anew cannot keep.
+   */
   abstract static class FixedWidthWriter extends FieldWriter {
     private final BaseFixedWidthVector vector;
     private final int width;
+    private ArrowBuf data;
+    private ArrowBuf validity;
+    private int capacity;
 
     FixedWidthWriter(BaseFixedWidthVector vector, int width, String path, boolean nullable) {
       super(path, nullable);
@@ -80,21 +90,31 @@ final class ScalarWriters {
       this.width = width;
     }
 
+    /** Makes room for slot {@code index} and keeps the buffers it is in. */
+    private void ensure(int index) {
+      if (index >= capacity
+          || vector.getDataBuffer() != data
+          || vector.getValidityBuffer() != validity) {
+        while (index >= vector.getValueCapacity()) {
+          vector.reAlloc();
+        }
+        data = vector.getDataBuffer();
+        validity = vector.getValidityBuffer();
+        capacity = vector.getValueCapacity();
+      }
+    }
+
     /** Makes room for slot {@code index}, marks it valid and returns the address of its value. */
     final long slot(int index) {
-      while (index >= vector.getValueCapacity()) {
-        vector.reAlloc();
-      }
-      setBit(vector.getValidityBufferAddress(), index);
-      return vector.getDataBufferAddress() + (long) index * width;
+      ensure(index);
+      setBit(validity.memoryAddress(), index);
+      return data.memoryAddress() + (long) index * width;
     }
 
     @Override
     final long writeNull(int index) {
-      while (index >= vector.getValueCapacity()) {
-        vector.reAlloc();
-      }
-      clearBit(vector.getValidityBufferAddress(), index);
+      ensure(index);
+      clearBit(validity.memoryAddress(), index);
       return width;
     }
   }
@@ -258,7 +278,7 @@ final class ScalarWriters {
    * Spark's casts do (rounding half up); one that does not fit fails. Precisions up to 18 take the
    * unscaled long, wider ones a BigDecimal.
    */
-  static final class DecimalWriter extends FieldWriter {
+  static final class DecimalWriter extends FixedWidthWriter {
     private static final int MAX_LONG_DIGITS = 18;
 
     private final DecimalVector vector;
@@ -267,7 +287,7 @@ final class ScalarWriters {
     private final boolean unscaledLong;
 
     DecimalWriter(DecimalVector vector, String path, boolean nullable) {
-      super(path, nullable);
+      super(vector, 16, path, nullable);
       ArrowType.Decimal type = (ArrowType.Decimal) vector.getField().getType();
       this.vector = vector;
       this.precision = type.getPrecision();
@@ -277,16 +297,28 @@ final class ScalarWriters {
 
     @Override
     long writeValue(SpecializedGetters input, int ordinal, int index) {
+      if (unscaledLong && input instanceof UnsafeRow) {
+        // An UnsafeRow keeps a decimal of this precision as its unscaled long, at the column's
+        // scale (the column's type is the DataFrame's): what getDecimal would wrap.
+        putUnscaled(slot(index), input.getLong(ordinal));
+        return 16;
+      }
       Decimal value = input.getDecimal(ordinal, precision, scale);
       if (value.scale() != scale || value.precision() > precision) {
         value = rescaled(value);
       }
       if (unscaledLong) {
-        vector.setSafe(index, value.toUnscaledLong());
+        putUnscaled(slot(index), value.toUnscaledLong());
       } else {
         vector.setSafe(index, value.toJavaBigDecimal());
       }
       return 16;
+    }
+
+    /** A decimal128 holding {@code unscaled}: little-endian, the high half its sign. */
+    private static void putUnscaled(long address, long unscaled) {
+      Platform.putLong(null, address, unscaled);
+      Platform.putLong(null, address + 8, unscaled < 0 ? -1L : 0L);
     }
 
     private Decimal rescaled(Decimal value) {
@@ -306,12 +338,6 @@ final class ScalarWriters {
       }
       return copy;
     }
-
-    @Override
-    long writeNull(int index) {
-      vector.setNull(index);
-      return 16;
-    }
   }
 
   /**
@@ -323,25 +349,45 @@ final class ScalarWriters {
     private static final int OFFSET_WIDTH = 4;
 
     private final BaseVariableWidthVector vector;
+    private ArrowBuf offsets;
+    private ArrowBuf validity;
+    private int capacity;
 
     VariableWidthWriter(BaseVariableWidthVector vector, String path, boolean nullable) {
       super(path, nullable);
       this.vector = vector;
     }
 
+    /**
+     * Makes room for slot {@code index} in the offsets and validity buffers and keeps them; as in
+     * {@link FixedWidthWriter}, the capacity is computed again only when they change.
+     */
+    private void ensure(int index) {
+      if (index >= capacity
+          || vector.getOffsetBuffer() != offsets
+          || vector.getValidityBuffer() != validity) {
+        while (index >= vector.getValueCapacity()) {
+          vector.reallocValidityAndOffsetBuffers();
+        }
+        offsets = vector.getOffsetBuffer();
+        validity = vector.getValidityBuffer();
+        capacity = vector.getValueCapacity();
+      }
+    }
+
     final long writeBytes(Object base, long offset, int length, int index) {
-      while (index >= vector.getValueCapacity()) {
-        vector.reallocValidityAndOffsetBuffers();
-      }
-      long offsets = vector.getOffsetBufferAddress();
-      int start = Platform.getInt(null, offsets + (long) OFFSET_WIDTH * index);
+      ensure(index);
+      long offsetsAddress = offsets.memoryAddress();
+      int start = Platform.getInt(null, offsetsAddress + (long) OFFSET_WIDTH * index);
       long end = (long) start + length;
-      if (end > vector.getDataBuffer().capacity()) {
+      ArrowBuf data = vector.getDataBuffer();
+      if (end > data.capacity()) {
         growData(end);
+        data = vector.getDataBuffer();
       }
-      Platform.copyMemory(base, offset, null, vector.getDataBufferAddress() + start, length);
-      Platform.putInt(null, offsets + (long) OFFSET_WIDTH * (index + 1), (int) end);
-      setBit(vector.getValidityBufferAddress(), index);
+      Platform.copyMemory(base, offset, null, data.memoryAddress() + start, length);
+      Platform.putInt(null, offsetsAddress + (long) OFFSET_WIDTH * (index + 1), (int) end);
+      setBit(validity.memoryAddress(), index);
       vector.setLastSet(index);
       return OFFSET_WIDTH + length;
     }
@@ -359,13 +405,11 @@ final class ScalarWriters {
 
     @Override
     final long writeNull(int index) {
-      while (index >= vector.getValueCapacity()) {
-        vector.reallocValidityAndOffsetBuffers();
-      }
-      long offsets = vector.getOffsetBufferAddress();
-      int start = Platform.getInt(null, offsets + (long) OFFSET_WIDTH * index);
-      Platform.putInt(null, offsets + (long) OFFSET_WIDTH * (index + 1), start);
-      clearBit(vector.getValidityBufferAddress(), index);
+      ensure(index);
+      long offsetsAddress = offsets.memoryAddress();
+      int start = Platform.getInt(null, offsetsAddress + (long) OFFSET_WIDTH * index);
+      Platform.putInt(null, offsetsAddress + (long) OFFSET_WIDTH * (index + 1), start);
+      clearBit(validity.memoryAddress(), index);
       vector.setLastSet(index);
       return OFFSET_WIDTH;
     }

@@ -190,8 +190,19 @@ public final class PerformanceBenchmark {
 
   // ---- The write ceiling
 
-  /** One way of writing and its timings; {@code counted} when the server counts its rows. */
-  private record WriteWay(String name, Timings timings, boolean counted, Run run) {}
+  /**
+   * One way of writing and its timings; {@code counted} when the server counts its rows. For the
+   * connector's ways, {@code waiting} gets each run's share of its tasks' time spent sending
+   * batches and waiting for the server to take them (the connector's metric).
+   */
+  private record WriteWay(
+      String name, Timings timings, boolean counted, Run run, List<Double> waiting) {
+    WriteWay(String name, boolean counted, Run run) {
+      this(name, new Timings(name), counted, run, new ArrayList<>());
+    }
+  }
+
+  private static final String SERVER_WAIT_METRIC = "time waiting for the Flight SQL server";
 
   private void writes() throws Exception {
     long rows = args.writeRows();
@@ -205,23 +216,12 @@ public final class PerformanceBenchmark {
         Schema schema = batches.schema();
         List<WriteWay> ways =
             List.of(
-                new WriteWay("noop", new Timings("noop"), false, () -> noop(data)),
+                new WriteWay("noop", false, () -> noop(data)),
+                new WriteWay("flightsql ingest", true, () -> connectorWrite(data, uri, "ingest")),
                 new WriteWay(
-                    "flightsql ingest",
-                    new Timings("ingest"),
-                    true,
-                    () -> connectorWrite(data, uri, "ingest")),
-                new WriteWay(
-                    "flightsql prepared",
-                    new Timings("prepared"),
-                    true,
-                    () -> connectorWrite(data, uri, "prepared")),
-                new WriteWay(
-                    "raw client DoPut",
-                    new Timings("raw"),
-                    true,
-                    () -> raw.ingest(WRITE_TABLE, batches)),
-                new WriteWay("spark jdbc", new Timings("jdbc"), true, () -> jdbcWrite(data, uri)));
+                    "flightsql prepared", true, () -> connectorWrite(data, uri, "prepared")),
+                new WriteWay("raw client DoPut", true, () -> raw.ingest(WRITE_TABLE, batches)),
+                new WriteWay("spark jdbc", true, () -> jdbcWrite(data, uri)));
         Allocators.resetLargestPeaks();
         // Rounds in which every way runs once: a change of the machine's load touches all alike.
         for (int round = 0; round <= args.iterations(); round++) {
@@ -243,6 +243,11 @@ public final class PerformanceBenchmark {
                 took);
             if (round > 0) {
               way.timings().add(took);
+              if (way.name().startsWith("flightsql")) {
+                long waitMillis = SqlMetrics.latest(spark, SERVER_WAIT_METRIC)[0];
+                int tasks = spark.sparkContext().defaultParallelism();
+                way.waiting().add(waitMillis / (tasks * took * 1000));
+              }
             }
           }
         }
@@ -274,7 +279,22 @@ public final class PerformanceBenchmark {
               "spark jdbc " + rate(rows, jdbc),
               ratio(jdbc / took),
               "≥ 20x");
+          add(
+              "write",
+              way.name() + ": share of its tasks' time spent sending and waiting for the server",
+              String.format(Locale.ROOT, "%.0f%%", 100 * median(way.waiting())),
+              "",
+              "",
+              "");
         }
+        double[] fixed = fixedWriteCost(uri, raw, schema);
+        add(
+            "write",
+            "fixed cost: a write of 1 row, median of " + args.runs(),
+            ms(fixed[1]),
+            "noop " + ms(fixed[0]),
+            ratio(fixed[0] / fixed[1]),
+            "");
         double rawTook = ways.get(3).timings().median();
         add(
             "write",
@@ -294,6 +314,33 @@ public final class PerformanceBenchmark {
         data.unpersist(true);
       }
     }
+  }
+
+  /**
+   * What a write costs whatever its size: the medians of {@code --runs} writes of one row to {@code
+   * noop} and through the connector (ingest), alternated, in milliseconds.
+   */
+  private double[] fixedWriteCost(String uri, RawFlightSqlWriter raw, Schema schema)
+      throws Exception {
+    Dataset<Row> one = WriteBenchmark.lineitem(spark, 1).coalesce(1).cache();
+    one.count();
+    raw.recreate(WRITE_TABLE, schema);
+    Timings noop = new Timings("noop, 1 row");
+    Timings connector = new Timings("flightsql, 1 row");
+    for (int i = 0; i <= args.runs(); i++) {
+      long start = System.nanoTime();
+      noop(one);
+      double noopMillis = (System.nanoTime() - start) / 1e6;
+      start = System.nanoTime();
+      connectorWrite(one, uri, "ingest");
+      double connectorMillis = (System.nanoTime() - start) / 1e6;
+      if (i > 0) {
+        noop.add(noopMillis);
+        connector.add(connectorMillis);
+      }
+    }
+    one.unpersist(true);
+    return new double[] {noop.median(), connector.median()};
   }
 
   private static void connectorWrite(Dataset<Row> data, String uri, String method) {
@@ -510,6 +557,12 @@ public final class PerformanceBenchmark {
     System.out.println("| part | case | flightsql | against | ratio | goal |");
     System.out.println("| --- | --- | --- | --- | ---: | --- |");
     table.forEach(System.out::println);
+  }
+
+  private static double median(List<Double> values) {
+    Timings timings = new Timings("");
+    values.forEach(timings::add);
+    return timings.median();
   }
 
   private static String ms(double millis) {

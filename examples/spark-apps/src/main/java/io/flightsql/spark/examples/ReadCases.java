@@ -7,11 +7,7 @@ import java.util.function.Supplier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
-import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
-import org.apache.spark.sql.execution.ui.SparkPlanGraphNode;
 import org.apache.spark.sql.functions;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The read cases of {@link ReadBenchmark} beyond the full scan, each measured two ways in one run:
@@ -163,7 +159,7 @@ final class ReadCases {
     long start = System.nanoTime();
     run.run();
     System.out.printf(Locale.ROOT, "%-28s warm-up  %6.2f s%n", label, ReadBenchmark.seconds(start));
-    long[] received = received();
+    long[] received = SqlMetrics.latest(spark, ROWS_METRIC, BYTES_METRIC);
     for (int i = 1; i <= iterations; i++) {
       start = System.nanoTime();
       run.run();
@@ -172,46 +168,6 @@ final class ReadCases {
       System.out.printf(Locale.ROOT, "%-28s run %-4d %6.2f s%n", label, i, took);
     }
     return new Way(timings, received[0], received[1]);
-  }
-
-  /**
-   * The connector's rows and bytes received in the latest SQL execution that read through it, as
-   * the SQL tab shows them.
-   */
-  private long[] received() throws java.util.concurrent.TimeoutException {
-    // The status store is fed by the listener bus; wait until it has seen the execution's end.
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    SQLAppStatusStore store = spark.sharedState().statusStore();
-    long[] latest = {-1, -1};
-    long latestId = -1;
-    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
-      long id = execution.executionId();
-      if (id < latestId) {
-        continue;
-      }
-      long rowsReceived = -1;
-      long bytesReceived = -1;
-      scala.collection.Map<Object, String> values = store.executionMetrics(id);
-      for (SparkPlanGraphNode node : CollectionConverters.asJava(store.planGraph(id).allNodes())) {
-        for (var metric : CollectionConverters.asJava(node.metrics())) {
-          if (metric.name().equals(ROWS_METRIC)) {
-            rowsReceived = number(values.get(metric.accumulatorId()).getOrElse(() -> "-1"));
-          } else if (metric.name().equals(BYTES_METRIC)) {
-            bytesReceived = number(values.get(metric.accumulatorId()).getOrElse(() -> "-1"));
-          }
-        }
-      }
-      if (rowsReceived >= 0 && bytesReceived >= 0) {
-        latestId = id;
-        latest = new long[] {rowsReceived, bytesReceived};
-      }
-    }
-    return latest;
-  }
-
-  private static long number(String shown) {
-    String digits = shown.replaceAll("[^0-9]", "");
-    return digits.isEmpty() ? -1 : Long.parseLong(digits);
   }
 
   /** One timed run. */
