@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A view of one of {@link FlightChannels}' channels that a Flight client may "close" without
  * closing the channel other sessions share. Arrow's own non-closing wrapper is only available for
- * clients without middleware.
+ * clients without middleware. Its DoGet calls receive few batches ahead ({@link ReadAhead}).
  */
 final class SharedChannel extends ManagedChannel {
   private final ManagedChannel channel;
@@ -20,7 +20,7 @@ final class SharedChannel extends ManagedChannel {
 
   @Override
   public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
-    return channel.newCall(method, options);
+    return ReadAhead.bound(method, channel.newCall(method, options));
   }
 
   @Override

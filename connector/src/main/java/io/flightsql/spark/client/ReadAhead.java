@@ -1,0 +1,45 @@
+package io.flightsql.spark.client;
+
+import io.grpc.ClientCall;
+import io.grpc.ForwardingClientCall;
+import io.grpc.MethodDescriptor;
+
+/**
+ * Bounds how many record batches a DoGet stream receives ahead of its reader. Arrow Flight's {@code
+ * FlightStream} keeps five messages requested beyond those it has handed out ({@code
+ * FlightClient.getStream}, not configurable), and gRPC turns each delivered message into Arrow
+ * memory at once: a partition could hold six batches besides the one Spark reads. This call passes
+ * on one message per request of the stream (every {@code next()} asks for one), plus {@link #AHEAD}
+ * at the start, so that at most {@link #AHEAD} batches wait besides the one being read. The bytes
+ * beyond stay in gRPC's flow-control window, which makes the server wait.
+ *
+ * <p>It cannot stall a stream: {@code FlightStream.next()} asks for a message before each wait, and
+ * each ask passes one on.
+ */
+final class ReadAhead<Q, R> extends ForwardingClientCall.SimpleForwardingClientCall<Q, R> {
+  /** Messages passed on for a stream's first request. */
+  static final int AHEAD = 1;
+
+  private static final String DO_GET = "arrow.flight.protocol.FlightService/DoGet";
+
+  private boolean started;
+
+  private ReadAhead(ClientCall<Q, R> call) {
+    super(call);
+  }
+
+  /** The call, bounded if it is a DoGet. */
+  static <Q, R> ClientCall<Q, R> bound(MethodDescriptor<Q, R> method, ClientCall<Q, R> call) {
+    return DO_GET.equals(method.getFullMethodName()) ? new ReadAhead<>(call) : call;
+  }
+
+  @Override
+  public synchronized void request(int messages) {
+    if (messages <= 0) {
+      super.request(messages);
+      return;
+    }
+    super.request(started ? 1 : AHEAD);
+    started = true;
+  }
+}
