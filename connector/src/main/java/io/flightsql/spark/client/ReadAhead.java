@@ -9,9 +9,11 @@ import io.grpc.MethodDescriptor;
  * FlightStream} keeps five messages requested beyond those it has handed out ({@code
  * FlightClient.getStream}, not configurable), and gRPC turns each delivered message into Arrow
  * memory at once: a partition could hold six batches besides the one Spark reads. This call passes
- * on one message per request of the stream (every {@code next()} asks for one), plus {@link #AHEAD}
- * at the start, so that at most {@link #AHEAD} batches wait besides the one being read. The bytes
- * beyond stay in gRPC's flow-control window, which makes the server wait.
+ * on one message per request of the stream, whatever the number asked for ({@link #AHEAD} for the
+ * first). A stream asks twice before its first {@code next()} (gRPC's first request, then Flight's
+ * five) and once in each {@code next()}, so at most two batches wait besides the one Spark reads:
+ * three in all, as {@code MemoryPerTaskTest} and the performance benchmark measure. The bytes
+ * beyond stay in gRPC's flow-control window, where the server waits for room.
  *
  * <p>It cannot stall a stream: {@code FlightStream.next()} asks for a message before each wait, and
  * each ask passes one on.

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * needs but does not wait on: the protobuf descriptors of Flight and Flight SQL, Arrow's schema
  * class (whose static initialiser builds a Jackson object mapper, several hundred classes) and the
  * root allocator. Started by the first use of the connector, it runs while that use parses its
- * options and connects, and takes about a fifth of a second off the first read of a JVM. Class
- * initialisation is thread-safe, so a caller that needs one of these first simply waits for it.
+ * options and connects, which took about 0.14 s off the first read of a JVM in the performance
+ * benchmark. Class initialisation is thread-safe, so a caller that needs one of these first simply
+ * waits for it.
  *
  * <p>None of these classes' initialisers refers to another of them, so the two threads cannot wait
  * on each other.

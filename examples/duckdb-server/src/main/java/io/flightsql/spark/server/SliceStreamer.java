@@ -97,14 +97,7 @@ final class SliceStreamer {
         int from = (int) toSkip;
         int take = (int) Math.min(count - from, remaining);
         toSkip = 0;
-        if (!pacing.batchDelay().isZero() && !pacing.pause(listener::isCancelled)) {
-          stopEarly(listener, BackpressureStrategy.WaitResult.CANCELLED, sent);
-          return;
-        }
-        BackpressureStrategy.WaitResult ready =
-            backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
-        if (ready != BackpressureStrategy.WaitResult.READY) {
-          stopEarly(listener, ready, sent);
+        if (!clientReady(listener, backpressure, sent)) {
           return;
         }
         moveRows(in, out, from, take, count);
@@ -152,14 +145,7 @@ final class SliceStreamer {
       VectorLoader loader = new VectorLoader(out);
       listener.start(out);
       for (int i = 0; i < batches.size(); i++) {
-        if (!pacing.batchDelay().isZero() && !pacing.pause(listener::isCancelled)) {
-          stopEarly(listener, BackpressureStrategy.WaitResult.CANCELLED, sent);
-          return;
-        }
-        BackpressureStrategy.WaitResult ready =
-            backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
-        if (ready != BackpressureStrategy.WaitResult.READY) {
-          stopEarly(listener, ready, sent);
+        if (!clientReady(listener, backpressure, sent)) {
           return;
         }
         try (ArrowRecordBatch batch = batches.set(i, null)) {
@@ -331,6 +317,25 @@ final class SliceStreamer {
       }
     }
     out.setRowCount(take);
+  }
+
+  /**
+   * Waits out the pacing delay and until the client can take a batch; false when the stream ended
+   * early instead (the client cancelled or stopped reading), which it then reports.
+   */
+  private boolean clientReady(
+      ServerStreamListener listener, BackpressureStrategy backpressure, long sent) {
+    if (!pacing.batchDelay().isZero() && !pacing.pause(listener::isCancelled)) {
+      stopEarly(listener, BackpressureStrategy.WaitResult.CANCELLED, sent);
+      return false;
+    }
+    BackpressureStrategy.WaitResult ready =
+        backpressure.waitForListener(CLIENT_READ_TIMEOUT.toMillis());
+    if (ready != BackpressureStrategy.WaitResult.READY) {
+      stopEarly(listener, ready, sent);
+      return false;
+    }
+    return true;
   }
 
   private static void stopEarly(
