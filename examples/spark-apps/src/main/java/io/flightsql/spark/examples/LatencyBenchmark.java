@@ -1,7 +1,6 @@
 package io.flightsql.spark.examples;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -124,22 +123,22 @@ public final class LatencyBenchmark {
     Supplier<List<Row>> sparkAlone = () -> spark.range(0, 10, 1, 1).toDF().collectAsList();
     double connectorFirst = once(connector);
     double jdbcFirst = once(jdbc);
-    double[] connectorRuns = new double[runs];
-    double[] jdbcRuns = new double[runs];
-    double[] sparkRuns = new double[runs];
+    Timings connectorRuns = new Timings("flightsql");
+    Timings jdbcRuns = new Timings("spark jdbc");
+    Timings sparkRuns = new Timings("spark alone");
     for (int i = 0; i < runs; i++) {
-      connectorRuns[i] = once(connector);
-      jdbcRuns[i] = once(jdbc);
-      sparkRuns[i] = once(sparkAlone);
+      connectorRuns.add(once(connector));
+      jdbcRuns.add(once(jdbc));
+      sparkRuns.add(once(sparkAlone));
     }
     return new Figures(
         connectorFirst,
         jdbcFirst,
-        median(connectorRuns),
-        median(jdbcRuns),
-        min(connectorRuns),
-        min(jdbcRuns),
-        median(sparkRuns));
+        connectorRuns.median(),
+        jdbcRuns.median(),
+        connectorRuns.best(),
+        jdbcRuns.best(),
+        sparkRuns.median());
   }
 
   private static double once(Supplier<List<Row>> read) {
@@ -160,16 +159,5 @@ public final class LatencyBenchmark {
         Double.isNaN(first) ? "" : String.format(Locale.ROOT, "%.0f ms", first),
         median,
         Double.isNaN(best) ? "" : String.format(Locale.ROOT, "%.1f ms", best));
-  }
-
-  private static double median(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  }
-
-  private static double min(double[] values) {
-    return Arrays.stream(values).min().orElse(Double.NaN);
   }
 }

@@ -3,11 +3,6 @@ package io.flightsql.spark.examples;
 import io.flightsql.spark.client.Allocators;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +31,6 @@ import org.apache.spark.sql.SparkSession;
 public final class PerformanceBenchmark {
 
   private static final String SCAN = "SELECT * FROM lineitem";
-  private static final String WRITE_TABLE = "write_benchmark";
   private static final double MIB = 1024.0 * 1024.0;
 
   private final PerformanceArgs args;
@@ -134,10 +128,17 @@ public final class PerformanceBenchmark {
       RawFlightSqlReader.Result reference = raw.read(SCAN);
       expect(reference.rows(), rows, "the raw client");
       expect(connector(uri, SCAN).count(), rows, "flightsql");
-      long[] bounds = orderKeyBounds(uri);
+      ReadBenchmark.JdbcBounds bounds = ReadBenchmark.jdbcBounds(uri);
+      if (bounds.failure() != null) {
+        throw new IllegalStateException("Spark's JDBC baseline cannot run: " + bounds.failure());
+      }
       Timings rawTimings = measure("scan raw client", () -> raw.read(SCAN));
-      Timings flightsql = measure("scan flightsql", () -> noop(connector(uri, SCAN)));
-      Timings jdbc = measure("scan spark jdbc", () -> noop(jdbcScan(uri, bounds)));
+      Timings flightsql =
+          measure("scan flightsql", () -> ReadBenchmark.writeToNoop(connector(uri, SCAN)));
+      Timings jdbc =
+          measure(
+              "scan spark jdbc",
+              () -> ReadBenchmark.writeToNoop(ReadBenchmark.jdbcRead(spark, uri, bounds, 2)));
       String what =
           String.format(
               Locale.ROOT,
@@ -162,32 +163,6 @@ public final class PerformanceBenchmark {
     }
   }
 
-  private Dataset<Row> jdbcScan(String uri, long[] bounds) {
-    return spark
-        .read()
-        .format("jdbc")
-        .option("url", ReadBenchmark.jdbcUrl(uri))
-        .option("driver", ReadBenchmark.JDBC_DRIVER)
-        .option("dbtable", "lineitem")
-        .option("partitionColumn", "l_orderkey")
-        .option("lowerBound", bounds[0])
-        .option("upperBound", bounds[1])
-        .option("numPartitions", 2)
-        .option("fetchsize", 10_000)
-        .load();
-  }
-
-  /** The smallest and largest {@code l_orderkey}, through the JDBC driver. */
-  private static long[] orderKeyBounds(String uri) throws SQLException {
-    try (Connection connection = DriverManager.getConnection(ReadBenchmark.jdbcUrl(uri));
-        Statement statement = connection.createStatement();
-        ResultSet result =
-            statement.executeQuery("SELECT min(l_orderkey), max(l_orderkey) FROM lineitem")) {
-      result.next();
-      return new long[] {result.getLong(1), result.getLong(2)};
-    }
-  }
-
   // ---- The write ceiling
 
   /**
@@ -196,9 +171,9 @@ public final class PerformanceBenchmark {
    * batches and waiting for the server to take them (the connector's metric).
    */
   private record WriteWay(
-      String name, Timings timings, boolean counted, Run run, List<Double> waiting) {
-    WriteWay(String name, boolean counted, Run run) {
-      this(name, new Timings(name), counted, run, new ArrayList<>());
+      String name, Timings timings, boolean counted, Timings.Run run, Timings waiting) {
+    WriteWay(String name, boolean counted, Timings.Run run) {
+      this(name, new Timings(name), counted, run, new Timings(name + ", waiting"));
     }
   }
 
@@ -216,17 +191,23 @@ public final class PerformanceBenchmark {
         Schema schema = batches.schema();
         List<WriteWay> ways =
             List.of(
-                new WriteWay("noop", false, () -> noop(data)),
-                new WriteWay("flightsql ingest", true, () -> connectorWrite(data, uri, "ingest")),
+                new WriteWay("noop", false, () -> ReadBenchmark.writeToNoop(data)),
                 new WriteWay(
-                    "flightsql prepared", true, () -> connectorWrite(data, uri, "prepared")),
-                new WriteWay("raw client DoPut", true, () -> raw.ingest(WRITE_TABLE, batches)),
-                new WriteWay("spark jdbc", true, () -> jdbcWrite(data, uri)));
+                    "flightsql ingest",
+                    true,
+                    () -> WriteBenchmark.connectorWrite(data, uri, "ingest")),
+                new WriteWay(
+                    "flightsql prepared",
+                    true,
+                    () -> WriteBenchmark.connectorWrite(data, uri, "prepared")),
+                new WriteWay(
+                    "raw client DoPut", true, () -> raw.ingest(WriteBenchmark.TABLE, batches)),
+                new WriteWay("spark jdbc", true, () -> WriteBenchmark.jdbcWrite(data, uri)));
         Allocators.resetLargestPeaks();
         // Rounds in which every way runs once: a change of the machine's load touches all alike.
         for (int round = 0; round <= args.iterations(); round++) {
           for (WriteWay way : ways) {
-            raw.recreate(WRITE_TABLE, schema);
+            raw.recreate(WriteBenchmark.TABLE, schema);
             System.gc();
             long before = server.discardedRows();
             long start = System.nanoTime();
@@ -251,7 +232,7 @@ public final class PerformanceBenchmark {
             }
           }
         }
-        raw.drop(WRITE_TABLE);
+        raw.drop(WriteBenchmark.TABLE);
         long taskPeak = Allocators.largestPeakBytes("flightsql-write");
         long batch = batches.bytes() / batches.batchCount();
         double noop = ways.get(0).timings().median();
@@ -282,7 +263,7 @@ public final class PerformanceBenchmark {
           add(
               "write",
               way.name() + ": share of its tasks' time spent sending and waiting for the server",
-              String.format(Locale.ROOT, "%.0f%%", 100 * median(way.waiting())),
+              String.format(Locale.ROOT, "%.0f%%", 100 * way.waiting().median()),
               "",
               "",
               "");
@@ -324,15 +305,15 @@ public final class PerformanceBenchmark {
       throws Exception {
     Dataset<Row> one = WriteBenchmark.lineitem(spark, 1).coalesce(1).cache();
     one.count();
-    raw.recreate(WRITE_TABLE, schema);
+    raw.recreate(WriteBenchmark.TABLE, schema);
     Timings noop = new Timings("noop, 1 row");
     Timings connector = new Timings("flightsql, 1 row");
     for (int i = 0; i <= args.runs(); i++) {
       long start = System.nanoTime();
-      noop(one);
+      ReadBenchmark.writeToNoop(one);
       double noopMillis = (System.nanoTime() - start) / 1e6;
       start = System.nanoTime();
-      connectorWrite(one, uri, "ingest");
+      WriteBenchmark.connectorWrite(one, uri, "ingest");
       double connectorMillis = (System.nanoTime() - start) / 1e6;
       if (i > 0) {
         noop.add(noopMillis);
@@ -341,26 +322,6 @@ public final class PerformanceBenchmark {
     }
     one.unpersist(true);
     return new double[] {noop.median(), connector.median()};
-  }
-
-  private static void connectorWrite(Dataset<Row> data, String uri, String method) {
-    data.write()
-        .format("flightsql")
-        .option("uri", uri)
-        .option("dbtable", WRITE_TABLE)
-        .option("writeMethod", method)
-        .mode("append")
-        .save();
-  }
-
-  private static void jdbcWrite(Dataset<Row> data, String uri) {
-    data.write()
-        .format("jdbc")
-        .option("url", ReadBenchmark.jdbcUrl(uri))
-        .option("driver", ReadBenchmark.JDBC_DRIVER)
-        .option("dbtable", WRITE_TABLE)
-        .mode("append")
-        .save();
   }
 
   // ---- How cost grows
@@ -417,7 +378,7 @@ public final class PerformanceBenchmark {
             "scale: columns",
             columns + " columns, " + count(args.columnRows()) + " rows, 2 endpoints",
             cell.describe(),
-            "MB/s vs " + base.columns(),
+            "MB/s vs " + args.scaleColumns().get(0) + " columns",
             ratio((base.seconds / base.bytes) / (cell.seconds / cell.bytes)),
             "≈ 1x (linear)");
       }
@@ -462,14 +423,9 @@ public final class PerformanceBenchmark {
    * the Arrow bytes the raw client received for it, and the most Arrow memory any one read
    * partition held.
    */
-  private record Cell(
-      long rows, int columnCount, long bytes, double seconds, long partitionPeak, long batch) {
+  private record Cell(long rows, long bytes, double seconds, long partitionPeak, long batch) {
     double secondsPerRow() {
       return seconds / rows;
-    }
-
-    String columns() {
-      return columnCount + " columns";
     }
 
     String describe() {
@@ -496,44 +452,20 @@ public final class PerformanceBenchmark {
     Allocators.resetLargestPeaks();
     Timings timings =
         measure(
-            sql + " (" + reference.endpoints() + " endpoints)", () -> noop(connector(uri, sql)));
+            sql + " (" + reference.endpoints() + " endpoints)",
+            () -> ReadBenchmark.writeToNoop(connector(uri, sql)));
     long peak = Allocators.largestPeakBytes("flightsql-partition");
-    int columns = connector(uri, sql).schema().size();
-    return new Cell(
-        rows, columns, reference.bytes(), timings.best(), peak, reference.largestBatch());
+    return new Cell(rows, reference.bytes(), timings.best(), peak, reference.largestBatch());
   }
 
   // ---- Helpers
 
-  /** One timed thing. */
-  @FunctionalInterface
-  private interface Run {
-    void run() throws Exception;
-  }
-
-  /** Runs once to warm up, then {@code --iterations} times, printing each run. */
-  private Timings measure(String label, Run run) throws Exception {
-    Timings timings = new Timings(label);
-    for (int i = 0; i <= args.iterations(); i++) {
-      System.gc();
-      long start = System.nanoTime();
-      run.run();
-      double took = ReadBenchmark.seconds(start);
-      System.out.printf(
-          Locale.ROOT, "%-60s %s %6.2f s%n", label, i == 0 ? "warm-up" : "run " + i + "  ", took);
-      if (i > 0) {
-        timings.add(took);
-      }
-    }
-    return timings;
+  private Timings measure(String label, Timings.Run run) throws Exception {
+    return Timings.measure(label, args.iterations(), run);
   }
 
   private Dataset<Row> connector(String uri, String sql) {
     return spark.read().format("flightsql").option("uri", uri).option("query", sql).load();
-  }
-
-  private static void noop(Dataset<Row> rows) {
-    rows.write().format("noop").mode("overwrite").save();
   }
 
   private static void expect(long actual, long expected, String who) {
@@ -557,12 +489,6 @@ public final class PerformanceBenchmark {
     System.out.println("| part | case | flightsql | against | ratio | goal |");
     System.out.println("| --- | --- | --- | --- | ---: | --- |");
     table.forEach(System.out::println);
-  }
-
-  private static double median(List<Double> values) {
-    Timings timings = new Timings("");
-    values.forEach(timings::add);
-    return timings.median();
   }
 
   private static String ms(double millis) {

@@ -182,15 +182,20 @@ public final class ReadBenchmark {
     return spark.read().format("flightsql").option("uri", uri).option("query", QUERY).load();
   }
 
-  /**
-   * Spark's JDBC source split on {@code l_orderkey} into as many ranges as the Flight SQL query has
-   * endpoints, so that both Spark ways read with the same parallelism.
-   */
   private Dataset<Row> jdbcRead(SparkSession spark, JdbcBounds bounds, int partitions) {
+    return jdbcRead(spark, uri, bounds, partitions);
+  }
+
+  /**
+   * Spark's JDBC source over {@code lineitem} of the server at {@code uri}, split on {@code
+   * l_orderkey} into as many ranges as the Flight SQL query has endpoints, so that both Spark ways
+   * read with the same parallelism.
+   */
+  static Dataset<Row> jdbcRead(SparkSession spark, String uri, JdbcBounds bounds, int partitions) {
     return spark
         .read()
         .format("jdbc")
-        .option("url", jdbcUrl())
+        .option("url", jdbcUrl(uri))
         .option("driver", JDBC_DRIVER)
         .option("dbtable", "lineitem")
         .option("partitionColumn", "l_orderkey")
@@ -201,12 +206,8 @@ public final class ReadBenchmark {
         .load();
   }
 
-  private static void writeToNoop(Dataset<Row> rows) {
+  static void writeToNoop(Dataset<Row> rows) {
     rows.write().format("noop").mode("overwrite").save();
-  }
-
-  private String jdbcUrl() {
-    return jdbcUrl(uri);
   }
 
   /** The Arrow Flight SQL JDBC driver's URL for the Flight SQL server at {@code uri}. */
@@ -227,17 +228,21 @@ public final class ReadBenchmark {
    *
    * @param failure why the driver could not read from the server, or null
    */
-  private record JdbcBounds(long min, long max, long rows, String failure) {}
+  record JdbcBounds(long min, long max, long rows, String failure) {}
 
   private JdbcBounds jdbcBounds() {
+    return jdbcBounds(uri);
+  }
+
+  static JdbcBounds jdbcBounds(String uri) {
     String sql = "SELECT min(l_orderkey), max(l_orderkey), count(*) FROM lineitem";
-    try (Connection connection = DriverManager.getConnection(jdbcUrl());
+    try (Connection connection = DriverManager.getConnection(jdbcUrl(uri));
         Statement statement = connection.createStatement();
         ResultSet result = statement.executeQuery(sql)) {
       result.next();
       return new JdbcBounds(result.getLong(1), result.getLong(2), result.getLong(3), null);
     } catch (SQLException e) {
-      System.err.println("The Arrow Flight SQL JDBC driver failed on " + jdbcUrl() + ":");
+      System.err.println("The Arrow Flight SQL JDBC driver failed on " + jdbcUrl(uri) + ":");
       e.printStackTrace();
       return new JdbcBounds(0, 0, 0, "the JDBC driver failed: " + e);
     }
@@ -263,28 +268,8 @@ public final class ReadBenchmark {
     }
   }
 
-  /** Runs one way once to warm up, then the configured number of times, printing each time. */
-  private Timings measure(String way, Run run) throws Exception {
-    Timings timings = new Timings(way);
-    // Leave the garbage of the previous way out of this one's figures.
-    System.gc();
-    long start = System.nanoTime();
-    run.run();
-    System.out.printf(Locale.ROOT, "%-15s warm-up  %6.2f s%n", way, seconds(start));
-    for (int i = 1; i <= args.iterations(); i++) {
-      start = System.nanoTime();
-      run.run();
-      double took = seconds(start);
-      timings.add(took);
-      System.out.printf(Locale.ROOT, "%-15s run %-4d %6.2f s%n", way, i, took);
-    }
-    return timings;
-  }
-
-  /** One timed read. */
-  @FunctionalInterface
-  private interface Run {
-    void run() throws Exception;
+  private Timings measure(String way, Timings.Run run) throws Exception {
+    return Timings.measure(way, args.iterations(), run);
   }
 
   /** How many times faster the connector was than the JDBC path and than the raw client. */

@@ -64,9 +64,9 @@ final class ReadCases {
         compare(
             "filter 1%",
             "pushdown",
-            () -> noop(read(uri, true).filter(filter)),
+            () -> ReadBenchmark.writeToNoop(read(uri, true).filter(filter)),
             "no pushdown",
-            () -> noop(read(uri, false).filter(filter)));
+            () -> ReadBenchmark.writeToNoop(read(uri, false).filter(filter)));
 
     List<Row> pushed = aggregate(read(uri, true)).collectAsList();
     List<Row> local = aggregate(read(uri, false)).collectAsList();
@@ -94,9 +94,9 @@ final class ReadCases {
         compare(
             "partitioned",
             "2 partitions",
-            () -> noop(partitioned(single, 2)),
+            () -> ReadBenchmark.writeToNoop(partitioned(single, 2)),
             "1 partition",
-            () -> noop(read(single, true)));
+            () -> ReadBenchmark.writeToNoop(read(single, true)));
 
     System.out.println();
     System.out.println(
@@ -142,41 +142,21 @@ final class ReadCases {
         .orderBy("l_returnflag", "l_linestatus");
   }
 
-  private static void noop(Dataset<Row> rows) {
-    rows.write().format("noop").mode("overwrite").save();
-  }
-
   /** Two ways of one case, each warmed up once and then run {@code iterations} times. */
-  private Case compare(String name, String first, Run a, String second, Run b) throws Exception {
+  private Case compare(String name, String first, Timings.Run a, String second, Timings.Run b)
+      throws Exception {
     Way one = measure(name + ", " + first, a);
     Way two = measure(name + ", " + second, b);
     return new Case(name, one, two);
   }
 
-  private Way measure(String label, Run run) throws Exception {
-    Timings timings = new Timings(label);
-    System.gc();
-    long start = System.nanoTime();
-    run.run();
-    System.out.printf(Locale.ROOT, "%-28s warm-up  %6.2f s%n", label, ReadBenchmark.seconds(start));
+  private Way measure(String label, Timings.Run run) throws Exception {
+    Timings timings = Timings.measure(label, iterations, run);
     long[] received = SqlMetrics.latest(spark, ROWS_METRIC, BYTES_METRIC);
-    for (int i = 1; i <= iterations; i++) {
-      start = System.nanoTime();
-      run.run();
-      double took = ReadBenchmark.seconds(start);
-      timings.add(took);
-      System.out.printf(Locale.ROOT, "%-28s run %-4d %6.2f s%n", label, i, took);
-    }
     return new Way(timings, received[0], received[1]);
   }
 
-  /** One timed run. */
-  @FunctionalInterface
-  private interface Run {
-    void run() throws Exception;
-  }
-
-  /** The timings of one way and what the connector received in its warm-up run. */
+  /** The timings of one way and what the connector received in its last run. */
   private record Way(Timings timings, long rowsReceived, long bytesReceived) {}
 
   private final class Case {

@@ -12,6 +12,32 @@ final class Timings {
   private final List<Double> seconds = new ArrayList<>();
   private String skipped;
 
+  /** One timed run of a way. */
+  @FunctionalInterface
+  interface Run {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code run} once to warm up, then {@code iterations} times, each after a garbage
+   * collection (so that the garbage of what ran before stays out of its time), printing each run.
+   */
+  static Timings measure(String way, int iterations, Run run) throws Exception {
+    Timings timings = new Timings(way);
+    for (int i = 0; i <= iterations; i++) {
+      System.gc();
+      long start = System.nanoTime();
+      run.run();
+      double took = (System.nanoTime() - start) / 1e9;
+      System.out.printf(
+          Locale.ROOT, "%-40s %s %6.2f s%n", way, i == 0 ? "warm-up" : "run " + i + "  ", took);
+      if (i > 0) {
+        timings.add(took);
+      }
+    }
+    return timings;
+  }
+
   Timings(String way) {
     this.way = way;
   }

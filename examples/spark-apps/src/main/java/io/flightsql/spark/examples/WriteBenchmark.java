@@ -206,6 +206,11 @@ public final class WriteBenchmark {
   }
 
   private void connectorWrite(Dataset<Row> data, String method) {
+    connectorWrite(data, uri, method);
+  }
+
+  /** Appends the rows to {@link #TABLE} of the server at {@code uri} through the connector. */
+  static void connectorWrite(Dataset<Row> data, String uri, String method) {
     data.write()
         .format("flightsql")
         .option("uri", uri)
@@ -220,6 +225,10 @@ public final class WriteBenchmark {
    * task), appending to the table that the benchmark created.
    */
   private void jdbcWrite(Dataset<Row> data) {
+    jdbcWrite(data, uri);
+  }
+
+  static void jdbcWrite(Dataset<Row> data, String uri) {
     data.write()
         .format("jdbc")
         .option("url", ReadBenchmark.jdbcUrl(uri))
@@ -237,8 +246,8 @@ public final class WriteBenchmark {
    * @param mayFail whether a failure leaves the way out of the figures instead of failing the
    *     benchmark: only for Spark's JDBC writer, a baseline that this project does not control
    */
-  private record Way(Timings timings, long rows, boolean mayFail, Run run) {
-    Way(String name, long rows, Run run) {
+  private record Way(Timings timings, long rows, boolean mayFail, Timings.Run run) {
+    Way(String name, long rows, Timings.Run run) {
       this(new Timings(name), rows, false, run);
     }
 
@@ -285,12 +294,6 @@ public final class WriteBenchmark {
         }
       }
     }
-  }
-
-  /** One timed write. */
-  @FunctionalInterface
-  private interface Run {
-    void run() throws Exception;
   }
 
   /**
