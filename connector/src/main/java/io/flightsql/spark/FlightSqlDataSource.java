@@ -1,7 +1,7 @@
 package io.flightsql.spark;
 
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.Warmup;
+import io.flightsql.spark.client.transport.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.OptionSources;

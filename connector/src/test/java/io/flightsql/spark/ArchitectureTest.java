@@ -71,6 +71,32 @@ class ArchitectureTest {
           .mayOnlyBeAccessedByLayers(
               "Entry", "Catalog", "Read", "Write", "Sql", "Dialect", "Config");
 
+  /**
+   * The client's rooms: the session core ({@code client}) over metadata (what a server is and has)
+   * and upload (DoPut), both over transport (channels, calls, streams, credentials, errors). An
+   * upload names its table, so it may use metadata's table references; nothing points up.
+   */
+  @ArchTest
+  static final ArchRule clientRoomsPointDown =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("Session")
+          .definedBy(ROOT + ".client")
+          .layer("Metadata")
+          .definedBy(ROOT + ".client.metadata..")
+          .layer("Upload")
+          .definedBy(ROOT + ".client.upload..")
+          .layer("Transport")
+          .definedBy(ROOT + ".client.transport..")
+          .whereLayer("Session")
+          .mayNotBeAccessedByAnyLayer()
+          .whereLayer("Upload")
+          .mayOnlyBeAccessedByLayers("Session")
+          .whereLayer("Metadata")
+          .mayOnlyBeAccessedByLayers("Session", "Upload")
+          .whereLayer("Transport")
+          .mayOnlyBeAccessedByLayers("Session", "Metadata", "Upload");
+
   @ArchTest
   static final ArchRule noCyclesBetweenPackages =
       slices().matching(ROOT + ".(*)..").should().beFreeOfCycles();

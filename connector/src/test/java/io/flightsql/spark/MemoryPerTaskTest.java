@@ -2,7 +2,7 @@ package io.flightsql.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.SparkTestSupport;
 import org.apache.arrow.flight.FlightClient;

@@ -1,9 +1,9 @@
 package io.flightsql.spark.catalog;
 
-import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.ServerCapabilities;
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.ServerCapabilities;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.OptionSources;

@@ -1,6 +1,6 @@
 package io.flightsql.spark.catalog;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.read.FlightSqlTable;
 import io.flightsql.spark.write.FlightSqlWriteBuilder;
 import java.util.Collections;

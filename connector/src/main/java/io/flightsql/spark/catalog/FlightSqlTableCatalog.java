@@ -1,11 +1,11 @@
 package io.flightsql.spark.catalog;
 
-import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.ServerSchema;
-import io.flightsql.spark.client.ServerTable;
-import io.flightsql.spark.client.TableRef;
-import io.flightsql.spark.client.Warmup;
+import io.flightsql.spark.client.metadata.ServerSchema;
+import io.flightsql.spark.client.metadata.ServerTable;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.types.ArrowToSpark;

@@ -1,9 +1,9 @@
 package io.flightsql.spark.catalog;
 
-import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.ServerSchema;
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.ServerSchema;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,5 +1,21 @@
 package io.flightsql.spark.client;
 
+import io.flightsql.spark.client.metadata.ServerCapabilities;
+import io.flightsql.spark.client.metadata.ServerSchema;
+import io.flightsql.spark.client.metadata.ServerTable;
+import io.flightsql.spark.client.metadata.SessionMetadata;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.metadata.UnimplementedCalls;
+import io.flightsql.spark.client.transport.Allocators;
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.EndpointStreams;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.SessionClients;
+import io.flightsql.spark.client.transport.SessionState;
+import io.flightsql.spark.client.upload.DoPutUpload;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +52,9 @@ public final class FlightSqlSession implements AutoCloseable {
   private FlightSqlSession(
       ConnectionSettings settings, SessionState seed, BufferAllocator allocator) {
     this.allocator = allocator;
-    this.clients = new SessionClients(settings, seed, allocator);
+    this.clients =
+        new SessionClients(
+            settings, seed, allocator, client -> SessionDefaults.apply(client, settings));
     this.streams = new EndpointStreams(settings, clients);
     this.metadata = new SessionMetadata(clients, streams);
   }

@@ -1,6 +1,12 @@
 package io.flightsql.spark.client;
 
 import com.google.protobuf.Any;
+import io.flightsql.spark.client.metadata.UnimplementedCalls;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.SessionClients;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,11 @@
 package io.flightsql.spark.client;
 
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.SessionClients;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.arrow.flight.SessionOptionValue;

@@ -1,7 +1,7 @@
 package io.flightsql.spark.config;
 
-import io.flightsql.spark.client.ConnectionSettings;
-import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.types.TypeMappingOptions;
 import java.io.Serializable;
 import java.time.Duration;

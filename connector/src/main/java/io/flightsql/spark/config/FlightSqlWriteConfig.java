@@ -1,8 +1,8 @@
 package io.flightsql.spark.config;
 
-import io.flightsql.spark.client.ConnectionSettings;
-import io.flightsql.spark.client.FlightUri;
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.FlightUri;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;

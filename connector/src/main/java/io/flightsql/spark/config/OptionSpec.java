@@ -1,6 +1,6 @@
 package io.flightsql.spark.config;
 
-import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.transport.FlightUri;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.flightsql.spark.dialect;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;

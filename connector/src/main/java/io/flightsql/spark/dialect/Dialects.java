@@ -1,6 +1,6 @@
 package io.flightsql.spark.dialect;
 
-import io.flightsql.spark.client.ServerCapabilities;
+import io.flightsql.spark.client.metadata.ServerCapabilities;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

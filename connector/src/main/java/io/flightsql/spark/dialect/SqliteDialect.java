@@ -1,6 +1,6 @@
 package io.flightsql.spark.dialect;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import java.util.Optional;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;

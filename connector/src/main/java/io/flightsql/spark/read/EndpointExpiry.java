@@ -1,8 +1,8 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.EndpointExpiration;
-import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.transport.EndpointExpiration;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.EndpointExpiration;
-import io.flightsql.spark.client.FlightUri;
-import io.flightsql.spark.client.SessionState;
+import io.flightsql.spark.client.transport.EndpointExpiration;
+import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.SessionState;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;

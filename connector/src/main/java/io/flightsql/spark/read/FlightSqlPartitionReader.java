@@ -1,14 +1,14 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightErrors;
-import io.flightsql.spark.client.FlightSqlConnectorException;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.FlightUri;
-import io.flightsql.spark.client.InsecureLocationException;
-import io.flightsql.spark.client.Retries;
-import io.flightsql.spark.client.StreamSchemas;
-import io.flightsql.spark.client.StreamWatch;
-import io.flightsql.spark.client.Warmup;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.InsecureLocationException;
+import io.flightsql.spark.client.transport.Retries;
+import io.flightsql.spark.client.transport.StreamSchemas;
+import io.flightsql.spark.client.transport.StreamWatch;
+import io.flightsql.spark.client.transport.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;

@@ -1,7 +1,7 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightErrors;
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.sql.PushedQuery;

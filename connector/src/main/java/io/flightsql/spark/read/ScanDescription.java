@@ -1,6 +1,6 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.config.ReadPartitioning;
 import java.util.ArrayList;
 import java.util.Arrays;

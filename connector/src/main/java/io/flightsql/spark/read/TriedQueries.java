@@ -1,6 +1,6 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.transport.FlightUri;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;

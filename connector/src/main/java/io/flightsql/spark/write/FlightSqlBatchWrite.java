@@ -1,7 +1,7 @@
 package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.connector.write.BatchWrite;

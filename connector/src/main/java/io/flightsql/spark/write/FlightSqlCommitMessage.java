@@ -1,6 +1,6 @@
 package io.flightsql.spark.write;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**

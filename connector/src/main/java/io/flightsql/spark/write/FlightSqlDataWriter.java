@@ -1,9 +1,9 @@
 package io.flightsql.spark.write;
 
-import io.flightsql.spark.client.DoPutUpload;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.TableRef;
-import io.flightsql.spark.client.Warmup;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.Warmup;
+import io.flightsql.spark.client.upload.DoPutUpload;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.metrics.BytesSentMetric;
 import io.flightsql.spark.metrics.RowsWrittenMetric;

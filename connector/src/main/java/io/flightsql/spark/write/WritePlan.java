@@ -1,7 +1,7 @@
 package io.flightsql.spark.write;
 
-import io.flightsql.spark.client.ServerCapabilities;
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.ServerCapabilities;
+import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;

@@ -1,10 +1,10 @@
 package io.flightsql.spark.write;
 
-import io.flightsql.spark.client.DoPutUpload;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.ServerCapabilities;
-import io.flightsql.spark.client.ServerTable;
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.ServerCapabilities;
+import io.flightsql.spark.client.metadata.ServerTable;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.upload.DoPutUpload;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.dialect.Dialect;

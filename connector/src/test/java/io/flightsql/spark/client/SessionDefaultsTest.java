@@ -3,6 +3,8 @@ package io.flightsql.spark.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.SparkTestSupport;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,8 @@ package io.flightsql.spark.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.ConnectionSettings;
-import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.FlightUri;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.flightsql.spark.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,7 +3,7 @@ package io.flightsql.spark.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import java.time.LocalDate;
 import java.util.Optional;
 import org.apache.spark.sql.types.DataType;
@@ -131,7 +131,8 @@ class AnsiDialectTest {
 
   @Test
   void hasNoStatementToRenameATable() {
-    assertThat(ANSI.renameTable(new io.flightsql.spark.client.TableRef(null, "s", "a"), "b"))
+    assertThat(
+            ANSI.renameTable(new io.flightsql.spark.client.metadata.TableRef(null, "s", "a"), "b"))
         .isEmpty();
   }
 }

@@ -3,7 +3,7 @@ package io.flightsql.spark.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import org.apache.spark.sql.types.DataTypes;
@@ -75,7 +75,9 @@ class DerbyDialectTest {
 
   @Test
   void renamesATableInItsSchema() {
-    assertThat(DERBY.renameTable(new io.flightsql.spark.client.TableRef(null, "APP", "a"), "b"))
+    assertThat(
+            DERBY.renameTable(
+                new io.flightsql.spark.client.metadata.TableRef(null, "APP", "a"), "b"))
         .contains("RENAME TABLE \"APP\".\"a\" TO \"b\"");
   }
 }

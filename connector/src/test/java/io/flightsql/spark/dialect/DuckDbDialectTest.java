@@ -2,7 +2,7 @@ package io.flightsql.spark.dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import org.apache.spark.sql.types.DataTypes;
@@ -53,7 +53,9 @@ class DuckDbDialectTest {
 
   @Test
   void renamesATableInItsSchema() {
-    assertThat(DUCKDB.renameTable(new io.flightsql.spark.client.TableRef(null, "main", "a"), "b"))
+    assertThat(
+            DUCKDB.renameTable(
+                new io.flightsql.spark.client.metadata.TableRef(null, "main", "a"), "b"))
         .contains("ALTER TABLE \"main\".\"a\" RENAME TO \"b\"");
   }
 }

@@ -3,7 +3,7 @@ package io.flightsql.spark.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
@@ -53,7 +53,9 @@ class MySqlDialectTest {
 
   @Test
   void renamesATableInItsSchema() {
-    assertThat(MYSQL.renameTable(new io.flightsql.spark.client.TableRef(null, "db", "a"), "b"))
+    assertThat(
+            MYSQL.renameTable(
+                new io.flightsql.spark.client.metadata.TableRef(null, "db", "a"), "b"))
         .contains("RENAME TABLE `db`.`a` TO `db`.`b`");
   }
 }

@@ -3,7 +3,7 @@ package io.flightsql.spark.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.TableRef;
+import io.flightsql.spark.client.metadata.TableRef;
 import java.math.BigDecimal;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
@@ -62,7 +62,9 @@ class SqliteDialectTest {
 
   @Test
   void renamesATableInItsSchema() {
-    assertThat(SQLITE.renameTable(new io.flightsql.spark.client.TableRef(null, "main", "a"), "b"))
+    assertThat(
+            SQLITE.renameTable(
+                new io.flightsql.spark.client.metadata.TableRef(null, "main", "a"), "b"))
         .contains("ALTER TABLE \"main\".\"a\" RENAME TO \"b\"");
   }
 }

@@ -3,9 +3,9 @@ package io.flightsql.spark.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.ConnectionSettings;
 import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.FlightUri;
+import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.FlightUri;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.flightsql.spark.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 import org.apache.spark.sql.SparkSession;
 
 /** One local[2] SparkSession per test class, and the Arrow leak check every test ends with. */

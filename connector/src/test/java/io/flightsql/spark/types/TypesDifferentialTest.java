@@ -3,7 +3,7 @@ package io.flightsql.spark.types;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.CanonicalValues;
 import io.flightsql.spark.testing.CanonicalValues.Times;

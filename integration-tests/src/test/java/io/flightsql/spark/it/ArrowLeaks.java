@@ -2,7 +2,7 @@ package io.flightsql.spark.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 
 /**
  * Checks that the connector holds no Arrow memory. {@link Allocators} lives in the shaded jar, and

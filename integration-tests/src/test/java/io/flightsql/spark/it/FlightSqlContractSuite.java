@@ -3,7 +3,7 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.client.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.FlightSqlDataSource;
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.net.URL;

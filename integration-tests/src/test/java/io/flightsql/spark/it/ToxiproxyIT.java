@@ -7,7 +7,7 @@ import static org.apache.spark.sql.functions.length;
 import static org.apache.spark.sql.functions.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.flightsql.spark.examples;
 
-import io.flightsql.spark.client.Allocators;
+import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import java.util.List;
 import java.util.Locale;

@@ -1,0 +1,322 @@
+package io.flightsql.spark.client.metadata;
+
+import io.flightsql.spark.client.transport.EndpointStreams;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.SessionClients;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a session asks the server of option {@code uri} about, rather than to do: a query's result
+ * schema (with its fallbacks), what the server can do (GetSqlInfo) and which tables it has
+ * (GetTables). Metadata answers are Arrow streams, read through {@link EndpointStreams} and closed
+ * before each method returns. Not thread-safe, like its session.
+ */
+public final class SessionMetadata {
+  private static final Logger LOG = LoggerFactory.getLogger(SessionMetadata.class);
+
+  private final FlightUri server;
+  private final SessionClients clients;
+  private final EndpointStreams streams;
+
+  public SessionMetadata(SessionClients clients, EndpointStreams streams) {
+    this.server = clients.server();
+    this.clients = clients;
+    this.streams = streams;
+  }
+
+  /** See {@code FlightSqlSession.resultSchema(String)}. */
+  public Schema resultSchema(String query) {
+    FlightInfo[] executed = new FlightInfo[1];
+    List<SchemaResolver.Source> sources =
+        Arrays.asList(
+            SchemaResolver.Source.of(
+                "GetSchema",
+                () ->
+                    unlessLacking(
+                        "GetSchema",
+                        () ->
+                            Optional.of(clients.forServer().getExecuteSchema(query).getSchema()))),
+            SchemaResolver.Source.of(
+                "CreatePreparedStatement",
+                () -> unlessLacking("CreatePreparedStatement", () -> preparedSchema(query))),
+            SchemaResolver.Source.of(
+                "GetFlightInfo",
+                () -> {
+                  executed[0] = clients.forServer().execute(query);
+                  return executed[0].getSchemaOptional();
+                }),
+            SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query)));
+    return SchemaResolver.resolve(sources, server);
+  }
+
+  /**
+   * {@code call}'s schema, or none without asking where the server answered {@code rpc} with
+   * UNIMPLEMENTED before in this JVM; an UNIMPLEMENTED answer now is remembered, so that each
+   * server costs one such miss.
+   */
+  private Optional<Schema> unlessLacking(String rpc, Supplier<Optional<Schema>> call) {
+    if (UnimplementedCalls.known(server, rpc)) {
+      return Optional.empty();
+    }
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      if (FlightErrors.isUnimplemented(e)) {
+        UnimplementedCalls.remember(server, rpc);
+        LOG.info("{} does not implement {}; not asked again in this JVM", server, rpc);
+      }
+      throw e;
+    }
+  }
+
+  private Optional<Schema> preparedSchema(String query) {
+    try (FlightSqlClient.PreparedStatement statement = clients.forServer().prepare(query)) {
+      return Optional.ofNullable(statement.getResultSetSchema());
+    }
+  }
+
+  private Optional<Schema> firstStreamSchema(FlightInfo knownInfo, String query) {
+    FlightInfo info = knownInfo != null ? knownInfo : clients.forServer().execute(query);
+    if (info.getEndpoints().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(streams.schema(info.getEndpoints().get(0)));
+  }
+
+  /**
+   * See {@code FlightSqlSession.capabilities()}: remembered per server in this JVM ({@link
+   * KnownServers}), asked with GetSqlInfo, and where that gives no identifier quote, with the
+   * {@link QuotingProbe}.
+   */
+  public ServerCapabilities capabilities() {
+    return KnownServers.capabilities(
+        clients.settings(),
+        () -> {
+          ServerCapabilities said = sqlInfo();
+          return said.quotingKnown()
+              ? said
+              : new QuotingProbe(server, clients, streams).establish(said);
+        });
+  }
+
+  private ServerCapabilities sqlInfo() {
+    Map<Integer, Object> values = new HashMap<>();
+    try {
+      // Everything the server has: asking for ids a server lacks fails on some servers.
+      readRows(
+          "GetSqlInfo",
+          () -> clients.forServer().getSqlInfo(),
+          (root, i) -> {
+            Object value = root.getVector(1).getObject(i);
+            values.put(
+                ((Number) root.getVector(0).getObject(i)).intValue(),
+                value instanceof Text ? value.toString() : value);
+          });
+    } catch (FlightSqlConnectorException e) {
+      if ("UNIMPLEMENTED".equals(e.statusCode())) {
+        LOG.info("{} does not implement GetSqlInfo; assuming no transactions", server);
+        return ServerCapabilities.unknown();
+      }
+      throw e;
+    }
+    return ServerCapabilities.fromSqlInfo(values);
+  }
+
+  /** See {@code FlightSqlSession.countRows(String)}. */
+  public long countRows(String query) {
+    long rows = 0;
+    try {
+      for (FlightEndpoint endpoint : clients.forServer().executeBounded(query).getEndpoints()) {
+        rows += streams.countRows(endpoint);
+      }
+    } catch (FlightSqlConnectorException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SessionClients.failed("GetFlightInfo", server, e);
+    }
+    return rows;
+  }
+
+  /** See {@code FlightSqlSession.tableExists(TableRef)}. */
+  public boolean tableExists(TableRef table) {
+    return tables(table.catalog(), table.schema(), table.name(), false).stream()
+        .anyMatch(t -> sameTable(t.ref(), table, true));
+  }
+
+  /** See {@code FlightSqlSession.findTable(TableRef, boolean, boolean)}. */
+  public Optional<ServerTable> findTable(
+      TableRef table, boolean caseSensitive, boolean withColumns) {
+    for (ServerTable t : tables(table.catalog(), table.schema(), table.name(), withColumns)) {
+      if (sameTable(t.ref(), table, true)) {
+        return Optional.of(t);
+      }
+    }
+    if (caseSensitive) {
+      return Optional.empty();
+    }
+    // GetTables patterns match case as the server does: list the server's tables and compare.
+    List<TableRef> matches = new ArrayList<>();
+    for (ServerTable t : tables(null, null, null, false)) {
+      if (sameTable(t.ref(), table, false)) {
+        matches.add(t.ref());
+      }
+    }
+    if (matches.isEmpty()) {
+      return Optional.empty();
+    }
+    if (matches.size() > 1) {
+      throw new IllegalArgumentException(
+          "Table "
+              + table
+              + " matches several tables on "
+              + server
+              + " when case is ignored: "
+              + matches
+              + ". Name one in its exact spelling, or set spark.sql.caseSensitive=true.");
+    }
+    TableRef found = matches.get(0);
+    for (ServerTable t : tables(found.catalog(), found.schema(), found.name(), withColumns)) {
+      if (sameTable(t.ref(), found, true)) {
+        return Optional.of(t);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * See {@code FlightSqlSession.findTable(TableRef, boolean, boolean, String)}: the table, with the
+   * columns of {@code probeSql}'s answer, or empty when the server refuses the query.
+   */
+  public Optional<ServerTable> probeTable(TableRef table, String probeSql) {
+    try {
+      return Optional.of(new ServerTable(table, "TABLE", resultSchema(probeSql)));
+    } catch (FlightSqlConnectorException e) {
+      if (FlightErrors.isAboutTheCall(e)) {
+        throw e;
+      }
+      LOG.debug("{} refused {}, taken to mean that {} does not exist", server, probeSql, table);
+      return Optional.empty();
+    }
+  }
+
+  /** Whether {@code listed} is the table {@code wanted} names; absent parts of wanted match any. */
+  private static boolean sameTable(TableRef listed, TableRef wanted, boolean caseSensitive) {
+    return samePart(listed.name(), wanted.name(), caseSensitive)
+        && (wanted.schema() == null || samePart(listed.schema(), wanted.schema(), caseSensitive))
+        && (wanted.catalog() == null
+            || samePart(listed.catalog(), wanted.catalog(), caseSensitive));
+  }
+
+  private static boolean samePart(String listed, String wanted, boolean caseSensitive) {
+    return listed != null
+        && (caseSensitive ? listed.equals(wanted) : listed.equalsIgnoreCase(wanted));
+  }
+
+  /** See {@code FlightSqlSession.tablesStartingWith(TableRef, String)}. */
+  public List<TableRef> tablesStartingWith(TableRef place, String prefix) {
+    List<TableRef> out = new ArrayList<>();
+    for (ServerTable t : tables(place.catalog(), place.schema(), prefix + "%", false)) {
+      TableRef ref = t.ref();
+      if (ref.name().startsWith(prefix)
+          && (place.schema() == null || place.schema().equals(ref.schema()))) {
+        out.add(ref);
+      }
+    }
+    return out;
+  }
+
+  /** See {@code FlightSqlSession.catalogs()}. */
+  public List<String> catalogs() {
+    List<String> out = new ArrayList<>();
+    readRows(
+        "GetCatalogs",
+        () -> clients.forServer().getCatalogs(),
+        (root, i) -> {
+          String name = text(root.getVector("catalog_name"), i);
+          if (name != null && !name.isEmpty()) {
+            out.add(name);
+          }
+        });
+    return out;
+  }
+
+  /** See {@code FlightSqlSession.schemas(String)}. */
+  public List<ServerSchema> schemas(String catalog) {
+    List<ServerSchema> out = new ArrayList<>();
+    readRows(
+        "GetDbSchemas",
+        () -> clients.forServer().getSchemas(catalog),
+        (root, i) ->
+            out.add(
+                new ServerSchema(
+                    text(root.getVector("catalog_name"), i),
+                    text(root.getVector("db_schema_name"), i))));
+    return out;
+  }
+
+  /**
+   * See {@code FlightSqlSession.tables(String, String, String, boolean)}. GetTables takes LIKE
+   * patterns: names are sent as they are, which may match more, and callers compare exactly.
+   */
+  public List<ServerTable> tables(
+      String catalog, String schema, String pattern, boolean withColumns) {
+    List<ServerTable> out = new ArrayList<>();
+    readRows(
+        "GetTables",
+        () -> clients.forServer().getTables(catalog, schema, pattern, withColumns),
+        (root, i) -> {
+          FieldVector columns = withColumns ? root.getVector("table_schema") : null;
+          Object serialized = columns == null ? null : columns.getObject(i);
+          out.add(
+              new ServerTable(
+                  new TableRef(
+                      text(root.getVector("catalog_name"), i),
+                      text(root.getVector("db_schema_name"), i),
+                      text(root.getVector("table_name"), i)),
+                  text(root.getVector("table_type"), i),
+                  serialized instanceof byte[] && ((byte[]) serialized).length > 0
+                      ? Schema.deserializeMessage(ByteBuffer.wrap((byte[]) serialized))
+                      : null));
+        });
+    return out;
+  }
+
+  /**
+   * Runs a metadata command and hands every row of every endpoint to {@code visitor}; any failure
+   * is a {@link FlightSqlConnectorException} naming {@code rpc}.
+   */
+  private void readRows(
+      String rpc, Supplier<FlightInfo> command, EndpointStreams.RowVisitor visitor) {
+    try {
+      for (FlightEndpoint endpoint : command.get().getEndpoints()) {
+        streams.forEachRow(endpoint, visitor);
+      }
+    } catch (FlightSqlConnectorException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SessionClients.failed(rpc, server, e);
+    }
+  }
+
+  private static String text(FieldVector vector, int row) {
+    Object value = vector.getObject(row);
+    return value == null ? null : value.toString();
+  }
+}

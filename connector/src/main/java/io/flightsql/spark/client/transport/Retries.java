@@ -1,0 +1,104 @@
+package io.flightsql.spark.client.transport;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Retries of idempotent calls that failed with UNAVAILABLE (a server restarting, a refused or reset
+ * connection), after an exponential back-off with jitter: before retry {@code n} (from 1) it waits
+ * a random time between half and all of {@code min(10 s, 500 ms * 2^(n-1))}, so that many tasks
+ * failing at once do not come back in step. Only planning calls (GetFlightInfo, GetSchema,
+ * GetSqlInfo, GetTables) go through here; statements, uploads and transactions never do.
+ */
+public final class Retries {
+  private static final Logger LOG = LoggerFactory.getLogger(Retries.class);
+
+  static final long BASE_MILLIS = 500;
+  static final long CAP_MILLIS = 10_000;
+
+  private Retries() {}
+
+  /**
+   * The wait before retry {@code attempt} (1 for the first retry), given a random number in [0, 1).
+   */
+  static long delayMillis(int attempt, double random) {
+    int doublings = Math.min(Math.max(attempt - 1, 0), 20);
+    long ceiling = Math.min(CAP_MILLIS, BASE_MILLIS << doublings);
+    long half = ceiling / 2;
+    return half + (long) (random * (ceiling - half));
+  }
+
+  /**
+   * Waits before the one retry of a partition's DoGet that failed with UNAVAILABLE, making gRPC
+   * reconnect to {@code target} meanwhile.
+   *
+   * @return false if the thread was interrupted (the task is being killed): do not retry
+   */
+  public static boolean pauseBeforeStreamRetry(FlightUri target) {
+    try {
+      // 1 to 2 s: about what a restarting server needs to listen again.
+      FlightChannels.reconnectDuring(
+          target, delayMillis(3, ThreadLocalRandom.current().nextDouble()));
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * Runs an idempotent call to {@code target}, retrying it up to {@code maxRetries} times while it
+   * fails with UNAVAILABLE. Earlier failures are kept as suppressed exceptions of the last one.
+   */
+  static <T> T idempotent(String rpc, FlightUri target, int maxRetries, Supplier<T> call) {
+    return idempotent(
+        rpc, target, maxRetries, call, () -> ThreadLocalRandom.current().nextDouble());
+  }
+
+  static <T> T idempotent(
+      String rpc, FlightUri target, int maxRetries, Supplier<T> call, DoubleSupplier random) {
+    RuntimeException first = null;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        T value = call.get();
+        if (first != null) {
+          LOG.info("{} to {} succeeded on retry {}", rpc, target, attempt);
+        }
+        return value;
+      } catch (RuntimeException e) {
+        if (!FlightErrors.isUnavailable(e) || attempt >= maxRetries) {
+          if (first != null && first != e) {
+            e.addSuppressed(first);
+          }
+          throw e;
+        }
+        if (first == null) {
+          first = e;
+        }
+        long delay = delayMillis(attempt + 1, random.getAsDouble());
+        LOG.warn(
+            "{} to {} failed with UNAVAILABLE ({}); retry {} of {} in {} ms",
+            rpc,
+            target,
+            e.getMessage(),
+            attempt + 1,
+            maxRetries,
+            delay);
+        // Without the reconnection, gRPC would wait out its own back-off before the retry connects.
+        pause(target, delay, e);
+      }
+    }
+  }
+
+  private static void pause(FlightUri target, long millis, RuntimeException failure) {
+    try {
+      FlightChannels.reconnectDuring(target, millis);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw failure;
+    }
+  }
+}
