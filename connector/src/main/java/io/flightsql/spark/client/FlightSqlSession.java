@@ -1,11 +1,11 @@
 package io.flightsql.spark.client;
 
 import io.flightsql.spark.client.metadata.ServerCapabilities;
+import io.flightsql.spark.client.metadata.ServerFacts;
 import io.flightsql.spark.client.metadata.ServerSchema;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.SessionMetadata;
 import io.flightsql.spark.client.metadata.TableRef;
-import io.flightsql.spark.client.metadata.UnimplementedCalls;
 import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.client.transport.ConnectionSettings;
 import io.flightsql.spark.client.transport.EndpointStreams;
@@ -77,6 +77,11 @@ public final class FlightSqlSession implements AutoCloseable {
     return clients.server();
   }
 
+  /** What is known of this session's server, as its user sees it. */
+  public ServerFacts facts() {
+    return ServerFacts.of(clients.settings());
+  }
+
   /** The token and cookies this session has now, for sessions that continue it on executors. */
   public SessionState state() {
     return clients.state();
@@ -121,14 +126,14 @@ public final class FlightSqlSession implements AutoCloseable {
    * the JVM, so that only the first partition asks).
    */
   public Optional<FlightEndpoint> renew(FlightEndpoint endpoint) {
-    if (UnimplementedCalls.known(server(), RENEW)) {
+    if (facts().lacks(RENEW)) {
       return Optional.empty();
     }
     try {
       return Optional.of(clients.forServer().renew(endpoint));
     } catch (RuntimeException e) {
       if (FlightErrors.isUnimplemented(e)) {
-        UnimplementedCalls.remember(server(), RENEW);
+        facts().noteLacking(RENEW);
         return Optional.empty();
       }
       throw SessionClients.failed(RENEW, server(), e);
@@ -184,14 +189,14 @@ public final class FlightSqlSession implements AutoCloseable {
    */
   public Optional<ServerTable> findTable(
       TableRef table, boolean caseSensitive, boolean withColumns, String probeSql) {
-    if (!UnimplementedCalls.known(server(), "GetTables")) {
+    if (!facts().lacks("GetTables")) {
       try {
         return metadata.findTable(table, caseSensitive, withColumns);
       } catch (FlightSqlConnectorException e) {
         if (!"UNIMPLEMENTED".equals(e.statusCode())) {
           throw e;
         }
-        UnimplementedCalls.remember(server(), "GetTables");
+        facts().noteLacking("GetTables");
         LOG.info(
             "{} does not implement GetTables; tables are looked for with queries that return no"
                 + " row",

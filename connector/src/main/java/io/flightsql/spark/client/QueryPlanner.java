@@ -1,7 +1,7 @@
 package io.flightsql.spark.client;
 
 import com.google.protobuf.Any;
-import io.flightsql.spark.client.metadata.UnimplementedCalls;
+import io.flightsql.spark.client.metadata.ServerFacts;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * Plans one query: PollFlightInfo where the server has it, polling until the FlightInfo is complete
  * and logging the server's progress at INFO about every {@link #PROGRESS_LOG_INTERVAL}; otherwise
  * GetFlightInfo (a server that answers PollFlightInfo with UNIMPLEMENTED is remembered for the JVM,
- * {@link UnimplementedCalls}; a first poll that fails otherwise, but not for want of a connection,
+ * {@link ServerFacts}; a first poll that fails otherwise, but not for want of a connection,
  * credentials or time, is tried once more as GetFlightInfo, for servers that say UNIMPLEMENTED
  * differently). Option {@code queryTimeout} bounds the whole planning; past it, and when the
  * planning is cancelled ({@link PlanningCancellation}, or an interrupt of the thread), the query is
@@ -51,6 +51,7 @@ final class QueryPlanner {
 
   private final FlightSqlClientWithOptions client;
   private final FlightUri server;
+  private final ServerFacts facts;
   private final String query;
   private final long timeoutMillis;
   private final PlanningCancellation cancellation;
@@ -67,25 +68,26 @@ final class QueryPlanner {
       PlanningCancellation cancellation) {
     this.client = client;
     this.server = server;
+    this.facts = ServerFacts.of(client.settings());
     this.query = query;
     this.timeoutMillis = queryTimeout == null ? 0 : queryTimeout.toMillis();
     this.cancellation = cancellation;
   }
 
   FlightInfo plan() {
-    if (!UnimplementedCalls.known(server, POLL)) {
+    if (!facts.lacks(POLL)) {
       PollInfo first;
       try {
         first = client.poll(descriptor(), remainingMillis());
       } catch (FlightRuntimeException e) {
         if (e.status().code() == FlightStatusCode.UNIMPLEMENTED) {
-          UnimplementedCalls.remember(server, POLL);
+          facts.noteLacking(POLL);
           LOG.info(
               "{} does not implement PollFlightInfo; its queries are planned with GetFlightInfo",
               server);
           return getFlightInfo();
         }
-        if (!mayNotKnowPolling(e.status().code()) || UnimplementedCalls.answered(server, POLL)) {
+        if (!mayNotKnowPolling(e.status().code()) || facts.answers(POLL)) {
           throw callFailed(POLL, e, null);
         }
         // Some servers answer a call they lack with another status than UNIMPLEMENTED; the query
@@ -99,7 +101,7 @@ final class QueryPlanner {
           throw second;
         }
       }
-      UnimplementedCalls.rememberAnswered(server, POLL);
+      facts.noteAnswering(POLL);
       return poll(first);
     }
     return getFlightInfo();

@@ -1,6 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.metadata.ServerFacts;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
@@ -166,26 +167,26 @@ final class FlightSqlScanBuilder
       return true;
     }
     String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
-    return TriedQueries.takes(
-        config.uri(),
-        probe,
-        () -> {
-          try (FlightSqlSession session =
-              FlightSqlSession.open(config.connection(), "pushdown-check")) {
-            session.resultSchema(probe);
-            return true;
-          } catch (RuntimeException e) {
-            boolean answered = !FlightErrors.isAboutTheCall(e);
-            LOG.warn(
-                "Not pushed into the read of {}: {} {} {} ({}); Spark does that work instead",
-                config.displayName(),
-                config.uri(),
-                answered ? "refused" : "could not try",
-                probe,
-                e.getMessage());
-            return answered ? Boolean.FALSE : null;
-          }
-        });
+    return ServerFacts.of(config.connection())
+        .takes(
+            probe,
+            () -> {
+              try (FlightSqlSession session =
+                  FlightSqlSession.open(config.connection(), "pushdown-check")) {
+                session.resultSchema(probe);
+                return true;
+              } catch (RuntimeException e) {
+                boolean answered = !FlightErrors.isAboutTheCall(e);
+                LOG.warn(
+                    "Not pushed into the read of {}: {} {} {} ({}); Spark does that work instead",
+                    config.displayName(),
+                    config.uri(),
+                    answered ? "refused" : "could not try",
+                    probe,
+                    e.getMessage());
+                return answered ? Boolean.FALSE : null;
+              }
+            });
   }
 
   @Override
@@ -275,28 +276,28 @@ final class FlightSqlScanBuilder
    * show no row where it should show one, so the aggregates stay with Spark there.
    */
   private boolean oneRowOfNothing(FlightSqlSession session, String probe) {
-    return TriedQueries.takes(
-        config.uri(),
-        "one row of: " + probe,
-        () -> {
-          long rows;
-          try {
-            rows = session.countRows(probe);
-          } catch (RuntimeException e) {
-            LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
-            return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
-          }
-          if (rows != 1) {
-            LOG.warn(
-                "Aggregates not pushed into the read of {}: {} answers {} with {} rows, where SQL"
-                    + " and Spark give one",
-                config.displayName(),
-                config.uri(),
-                probe,
-                rows);
-          }
-          return rows == 1;
-        });
+    return ServerFacts.of(config.connection())
+        .takes(
+            "one row of: " + probe,
+            () -> {
+              long rows;
+              try {
+                rows = session.countRows(probe);
+              } catch (RuntimeException e) {
+                LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
+                return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
+              }
+              if (rows != 1) {
+                LOG.warn(
+                    "Aggregates not pushed into the read of {}: {} answers {} with {} rows, where SQL"
+                        + " and Spark give one",
+                    config.displayName(),
+                    config.uri(),
+                    probe,
+                    rows);
+              }
+              return rows == 1;
+            });
   }
 
   /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */

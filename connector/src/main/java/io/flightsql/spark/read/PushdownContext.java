@@ -1,6 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.metadata.ServerFacts;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
@@ -125,32 +126,32 @@ final class PushdownContext {
    * in this JVM where the dialect is a guess. A server that refuses the probe is taken not to.
    */
   private static boolean nullsCompareAsInSql(FlightSqlSession session, FlightSqlReadConfig config) {
-    return TriedQueries.takes(
-        config.uri(),
-        "nulls: " + NULL_COMPARISON_PROBE,
-        () -> {
-          try {
-            long rows = session.countRows(NULL_COMPARISON_PROBE);
-            if (rows != 0) {
-              LOG.warn(
-                  "{} finds NULL < 1 true (probe: {}): columns that may hold NULLs are not"
-                      + " compared in SQL pushed to it",
-                  config.uri(),
-                  NULL_COMPARISON_PROBE);
-            }
-            return rows == 0;
-          } catch (FlightSqlConnectorException e) {
-            LOG.warn(
-                "{} {} the probe {} ({}): columns that may hold NULLs are not compared in SQL"
-                    + " pushed to it",
-                config.uri(),
-                FlightErrors.isAboutTheCall(e) ? "could not run" : "refused",
-                NULL_COMPARISON_PROBE,
-                e.getMessage());
-            // A refusal is the server's answer; a failure of the call is not remembered.
-            return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
-          }
-        });
+    return ServerFacts.of(config.connection())
+        .takes(
+            "nulls: " + NULL_COMPARISON_PROBE,
+            () -> {
+              try {
+                long rows = session.countRows(NULL_COMPARISON_PROBE);
+                if (rows != 0) {
+                  LOG.warn(
+                      "{} finds NULL < 1 true (probe: {}): columns that may hold NULLs are not"
+                          + " compared in SQL pushed to it",
+                      config.uri(),
+                      NULL_COMPARISON_PROBE);
+                }
+                return rows == 0;
+              } catch (FlightSqlConnectorException e) {
+                LOG.warn(
+                    "{} {} the probe {} ({}): columns that may hold NULLs are not compared in SQL"
+                        + " pushed to it",
+                    config.uri(),
+                    FlightErrors.isAboutTheCall(e) ? "could not run" : "refused",
+                    NULL_COMPARISON_PROBE,
+                    e.getMessage());
+                // A refusal is the server's answer; a failure of the call is not remembered.
+                return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
+              }
+            });
   }
 
   /**

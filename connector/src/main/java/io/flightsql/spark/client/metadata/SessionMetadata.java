@@ -72,15 +72,15 @@ public final class SessionMetadata {
    * server costs one such miss.
    */
   private Optional<Schema> unlessLacking(String rpc, Supplier<Optional<Schema>> call) {
-    if (UnimplementedCalls.known(server, rpc)) {
+    if (ServerFacts.of(clients.settings()).lacks(rpc)) {
       return Optional.empty();
     }
     try {
       return call.get();
     } catch (RuntimeException e) {
       if (FlightErrors.isUnimplemented(e)) {
-        UnimplementedCalls.remember(server, rpc);
-        LOG.info("{} does not implement {}; not asked again in this JVM", server, rpc);
+        ServerFacts.of(clients.settings()).noteLacking(rpc);
+        LOG.info("{} does not implement {}; not asked again for a while", server, rpc);
       }
       throw e;
     }
@@ -101,19 +101,19 @@ public final class SessionMetadata {
   }
 
   /**
-   * See {@code FlightSqlSession.capabilities()}: remembered per server in this JVM ({@link
-   * KnownServers}), asked with GetSqlInfo, and where that gives no identifier quote, with the
-   * {@link QuotingProbe}.
+   * See {@code FlightSqlSession.capabilities()}: remembered per server and user ({@link
+   * ServerFacts}), asked with GetSqlInfo, and where that gives no identifier quote, with the {@link
+   * QuotingProbe}.
    */
   public ServerCapabilities capabilities() {
-    return KnownServers.capabilities(
-        clients.settings(),
-        () -> {
-          ServerCapabilities said = sqlInfo();
-          return said.quotingKnown()
-              ? said
-              : new QuotingProbe(server, clients, streams).establish(said);
-        });
+    return ServerFacts.of(clients.settings())
+        .capabilities(
+            () -> {
+              ServerCapabilities said = sqlInfo();
+              return said.quotingKnown()
+                  ? said
+                  : new QuotingProbe(server, clients, streams).establish(said);
+            });
   }
 
   private ServerCapabilities sqlInfo() {

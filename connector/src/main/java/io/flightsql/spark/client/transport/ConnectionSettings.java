@@ -173,7 +173,7 @@ public final class ConnectionSettings implements Serializable {
    * A fingerprint of who the connector is to the server (credentials, headers, TLS identity), for
    * keys of caches of tokens: never printable as a secret, and equal only for the same identity.
    */
-  String identityFingerprint() {
+  public String identityFingerprint() {
     byte[][] parts = new byte[5 + 2 * headers.size()][];
     parts[0] = bytes(uri.toString());
     parts[1] = bytes(username);
