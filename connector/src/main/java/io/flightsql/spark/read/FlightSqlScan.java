@@ -1,8 +1,8 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.PlannedEndpoint;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
-import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
@@ -115,13 +115,12 @@ final class FlightSqlScan implements Scan, Batch {
       // as the same client (a server may keep a ticket to the session it was issued in).
       SessionState state = session.state();
       List<FlightEndpoint> endpoints = info.getEndpoints();
-      boolean reproducible = info.getOrdered() && SqlText.endsWithOrderBy(sql);
       for (int i = 0; i < endpoints.size(); i++) {
         FlightEndpoint endpoint = endpoints.get(i);
-        List<FlightUri> targets = session.targets(endpoint);
-        planned.add(
-            FlightSqlInputPartition.endpoint(
-                i, endpoints.size(), endpoint, targets, sql, state, plannedAt, reproducible));
+        PlannedEndpoint one =
+            PlannedEndpoint.of(
+                i, endpoints.size(), endpoint, session.targets(endpoint), sql, plannedAt);
+        planned.add(FlightSqlInputPartition.endpoint(one, state));
       }
     }
     LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), sql);
@@ -210,8 +209,7 @@ final class FlightSqlScan implements Scan, Batch {
       planned = new InputPartition[conditions.size()];
       for (int i = 0; i < planned.length; i++) {
         planned[i] =
-            FlightSqlInputPartition.query(
-                i, planned.length, split.sql(conditions.get(i)), config.uri(), state);
+            FlightSqlInputPartition.query(i, split.sql(conditions.get(i)), config.uri(), state);
       }
     }
     LOG.info(
