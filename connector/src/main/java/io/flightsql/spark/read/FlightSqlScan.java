@@ -7,6 +7,7 @@ import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
@@ -102,7 +103,7 @@ final class FlightSqlScan implements Scan, Batch {
             SourceQuery.sql(
                 config,
                 session.sessionHasDefaults(),
-                () -> Dialects.resolve(config.dialect(), session.capabilities()));
+                () -> Dialects.resolve(config.dialect(), session.capabilities()).dialect());
       }
       FlightInfo info =
           session.plan(
@@ -185,8 +186,8 @@ final class FlightSqlScan implements Scan, Batch {
       PushedQuery split = query;
       if (!query.composed()) {
         // Nothing pushed, so nothing established the dialect: the partition conditions need it.
-        Dialect dialect = Dialects.resolve(config.dialect(), session.capabilities());
-        if (!dialect.quotingKnown()) {
+        ResolvedDialect resolved = Dialects.resolve(config.dialect(), session.capabilities());
+        if (!resolved.quotingKnown()) {
           throw new IllegalArgumentException(
               "Option 'partitionColumn' splits the read with conditions that name the column in"
                   + " SQL, but "
@@ -196,6 +197,7 @@ final class FlightSqlScan implements Scan, Batch {
                   + Dialects.names()
                   + "), or read without 'partitionColumn'.");
         }
+        Dialect dialect = resolved.dialect();
         boolean defaults = session.sessionHasDefaults();
         split =
             PushedQuery.over(
