@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * composed query (GetFlightInfo) when Spark plans the job and makes one input partition per
  * FlightEndpoint. With {@code partitionColumn} or {@code predicates} each partition carries its own
  * query (the composed query with the partition's condition in its WHERE), which its executor runs.
- * Driver only. Its description, which EXPLAIN and the Spark UI show, lists what was pushed and the
- * SQL sent.
+ * Driver only; not Serializable (the partitions and reader factory it makes are). Its description,
+ * which EXPLAIN and the Spark UI show, lists what was pushed and the SQL sent.
  */
 final class FlightSqlScan implements Scan, Batch {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScan.class);

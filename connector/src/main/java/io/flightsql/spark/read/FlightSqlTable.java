@@ -12,7 +12,10 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-/** A query's result or a server table as a Spark table that can be read in batch. Driver only. */
+/**
+ * A query's result or a server table as a Spark table that can be read in batch. Driver only; not
+ * Serializable.
+ */
 public final class FlightSqlTable implements SupportsRead {
   private static final Set<TableCapability> CAPABILITIES =
       Collections.unmodifiableSet(EnumSet.of(TableCapability.BATCH_READ));
