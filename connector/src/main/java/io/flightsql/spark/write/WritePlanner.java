@@ -61,7 +61,7 @@ final class WritePlanner {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
-      Dialect dialect = Dialects.resolve(config.dialect(), capabilities);
+      Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
       requireTransactionsForAtomic(capabilities, "Option 'atomic'");
       boolean keepsRows =
           mode == SaveMode.Append
@@ -139,7 +139,7 @@ final class WritePlanner {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = known != null ? known : session.capabilities();
       WriteMethod method = method(capabilities);
-      Dialect dialect = Dialects.resolve(config.dialect(), capabilities);
+      Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
       requireTransactionsForAtomic(capabilities, "Option 'atomic'");
       boolean atomic = config.atomic() || (overwrite && capabilities.transactions());
       if (overwrite && !atomic) {
