@@ -273,7 +273,7 @@ public final class ConnectionSettings implements Serializable {
     private long connectTimeoutMillis = 30_000L;
     private long callTimeoutMillis;
     private long streamIdleTimeoutMillis = 300_000L;
-    private long keepAliveTimeMillis;
+    private long keepAliveTimeMillis = 300_000L;
     private int maxRetries = 3;
     private int maxInboundMessageSize = Integer.MAX_VALUE;
     private boolean allowInsecureLocations;
