@@ -54,6 +54,9 @@ public final class FlightChannels {
    */
   static final long RECONNECT_WAIT_MILLIS = 2_000;
 
+  /** How often a wait for a connection looks at the caller's budget. */
+  private static final long BUDGET_CHECK_MILLIS = 100;
+
   static {
     TransportLogging.silenceFrameLogger();
     Runtime.getRuntime()
@@ -159,13 +162,19 @@ public final class FlightChannels {
    * deadline: a server that accepts the TCP connection and never completes the TLS or HTTP/2
    * handshake (or a proxy in front of a dead one) would hold it for ever.
    *
+   * <p>The wait ends sooner when the caller's {@code budget} runs out or stops, and the call then
+   * goes ahead with the little time left, to fail as its deadline says.
+   *
    * @throws org.apache.arrow.flight.FlightRuntimeException UNAVAILABLE naming option {@code
    *     connectTimeout} when the connection is still not made; CANCELLED when interrupted
    */
-  static void awaitConnected(ManagedChannel channel, long connectTimeoutMillis) {
+  static void awaitConnected(ManagedChannel channel, long connectTimeoutMillis, CallBudget budget) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis);
     ConnectivityState state = channel.getState(true);
     while (state == ConnectivityState.IDLE || state == ConnectivityState.CONNECTING) {
+      if (budget.stopped() || budget.millisLeft() <= 0) {
+        return;
+      }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         throw CallStatus.UNAVAILABLE
@@ -175,6 +184,12 @@ public final class FlightChannels {
                     + "): the server (or a proxy in front of it) did not complete the TCP, TLS"
                     + " and HTTP/2 handshakes")
             .toRuntimeException();
+      }
+      if (budget != CallBudget.UNLIMITED) {
+        left =
+            Math.min(
+                left,
+                TimeUnit.MILLISECONDS.toNanos(Math.min(budget.millisLeft(), BUDGET_CHECK_MILLIS)));
       }
       CountDownLatch changed = new CountDownLatch(1);
       channel.notifyWhenStateChanged(state, changed::countDown);

@@ -163,7 +163,7 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
   private <T> T idempotent(
       String rpc, CallBudget budget, CallDeadline deadline, Function<CallOption[], T> rpcCall) {
     return Retries.idempotent(
-        rpc, target, state.settings().maxRetries(), budget, () -> call(deadline, rpcCall));
+        rpc, target, state.settings().maxRetries(), budget, () -> call(budget, deadline, rpcCall));
   }
 
   /** A statement: bounded by {@code callTimeout} only, as it takes as long as its work. */
@@ -216,7 +216,8 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
 
   public FlightClient.ClientStreamListener startPut(
       FlightDescriptor descriptor, VectorSchemaRoot root, FlightClient.PutListener listener) {
-    FlightChannels.awaitConnected(channel.channel(), state.settings().connectTimeoutMillis());
+    FlightChannels.awaitConnected(
+        channel.channel(), state.settings().connectTimeoutMillis(), CallBudget.UNLIMITED);
     loginIfNeeded();
     return client.startPut(descriptor, root, listener);
   }
@@ -274,7 +275,12 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
    * server refuses the token. A deadline of an option that passes is reported naming the option.
    */
   private <T> T call(CallDeadline deadline, Function<CallOption[], T> rpc) {
-    FlightChannels.awaitConnected(channel.channel(), state.settings().connectTimeoutMillis());
+    return call(CallBudget.UNLIMITED, deadline, rpc);
+  }
+
+  private <T> T call(CallBudget budget, CallDeadline deadline, Function<CallOption[], T> rpc) {
+    FlightChannels.awaitConnected(
+        channel.channel(), state.settings().connectTimeoutMillis(), budget);
     loginIfNeeded();
     long start = System.nanoTime();
     try {
