@@ -4,6 +4,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,8 +85,11 @@ public final class Retries {
         if (first != null && first != e) {
           e.addSuppressed(first);
         }
-        if (!FlightErrors.isRetryable(e) || attempt >= maxRetries) {
+        if (!FlightErrors.isRetryable(e)) {
           throw e;
+        }
+        if (attempt >= maxRetries) {
+          throw afterRetries(e, first, attempt + 1);
         }
         if (first == null) {
           first = e;
@@ -103,6 +108,39 @@ public final class Retries {
         pause(target, delay, budget, e);
       }
     }
+  }
+
+  /**
+   * The last failure of a call tried {@code tries} times, saying so and, when it differs, how the
+   * first try failed: the first failure is often the telling one (a connection closed by
+   * keepalive), the last one only what the retries met (no connection within connectTimeout).
+   */
+  private static RuntimeException afterRetries(
+      RuntimeException last, RuntimeException first, int tries) {
+    if (tries < 2 || !(last instanceof FlightRuntimeException)) {
+      return last;
+    }
+    CallStatus status = ((FlightRuntimeException) last).status();
+    String description = String.valueOf(status.description());
+    String firstDescription =
+        first instanceof FlightRuntimeException
+            ? String.valueOf(((FlightRuntimeException) first).status().description())
+            : String.valueOf(first.getMessage());
+    String tried =
+        " (tried "
+            + tries
+            + " times"
+            + (firstDescription.equals(description)
+                ? ""
+                : "; the first try failed with "
+                    + FlightErrors.statusOf(first)
+                    + ": "
+                    + firstDescription)
+            + ")";
+    FlightRuntimeException failure =
+        status.withDescription(description + tried).withCause(last).toRuntimeException();
+    failure.addSuppressed(first);
+    return failure;
   }
 
   /**

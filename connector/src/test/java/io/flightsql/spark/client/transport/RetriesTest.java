@@ -61,7 +61,7 @@ class RetriesTest {
                           .toRuntimeException();
                     },
                     () -> 0.0))
-        .hasMessageContaining("down 3")
+        .hasMessage("down 3 (tried 3 times; the first try failed with UNAVAILABLE: down 1)")
         .satisfies(e -> assertThat(e.getSuppressed()[0]).hasMessageContaining("down 1"));
     assertThat(calls).hasValue(3);
   }
