@@ -80,15 +80,15 @@ final class CallDeadline {
         option.equals("streamIdleTimeout")
             ? ", the deadline of calls that should answer at once while 'callTimeout' is unset"
             : "";
+    // gRPC's own words (the time, the remote address) stay in the cause.
     return CallStatus.TIMED_OUT
         .withDescription(
             "no answer within option '"
                 + option
                 + "' ("
                 + StreamWatch.describe(millis)
-                + which
-                + "): "
-                + e.status().description())
+                + ")"
+                + which)
         .withCause(e)
         .toRuntimeException();
   }
