@@ -176,6 +176,15 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
                 : sql.executeUpdate(statement, new FlightSqlClient.Transaction(transactionId), o));
   }
 
+  /**
+   * A statement that should finish at once (dropping a staging table, say), with the deadline of
+   * metadata calls: {@code callTimeout}, else {@code streamIdleTimeout}; a server that holds it
+   * (behind another transaction's lock) does not hold the caller for ever.
+   */
+  public long executeUpdateBounded(String statement) {
+    return call(prompt(), o -> sql.executeUpdate(statement, o));
+  }
+
   public byte[] beginTransaction() {
     return call(prompt(), o -> sql.beginTransaction(o).getTransactionId());
   }
