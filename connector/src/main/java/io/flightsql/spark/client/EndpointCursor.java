@@ -201,18 +201,19 @@ public final class EndpointCursor implements AutoCloseable {
   }
 
   /**
-   * Whether a DoGet that failed may be tried again now: UNAVAILABLE, before any batch of the stream
-   * was handed out, and the cursor's one retry not used yet. Waits before saying yes.
+   * Whether a DoGet that failed may be tried again now: UNAVAILABLE or a reset stream ({@link
+   * FlightErrors#isRetryable}), before any batch of the stream was handed out, and the cursor's one
+   * retry not used yet. Waits before saying yes.
    */
   private boolean mayRetry(RuntimeException e) {
-    if (retried || streamBatches > 0 || !FlightErrors.isUnavailable(e)) {
+    if (retried || streamBatches > 0 || !FlightErrors.isRetryable(e)) {
       return false;
     }
     retried = true;
     LOG.warn(
-        "Partition {}: DoGet failed with UNAVAILABLE before any batch reached Spark; trying once"
-            + " more: {}",
+        "Partition {}: DoGet failed with {} before any batch reached Spark; trying once more: {}",
         partition,
+        FlightErrors.statusOf(e),
         e.getMessage());
     return Retries.pauseBeforeStreamRetry(endpoints.target());
   }
