@@ -46,6 +46,7 @@ public final class DoPutUpload implements AutoCloseable {
   private final String rpc;
   private final SyncPutListener results = new SyncPutListener();
   private final FlightClient.ClientStreamListener stream;
+  private final VectorSchemaRoot root;
   private final ByteString preparedHandle;
   private final long idleTimeoutMillis;
   private String task = "uploading";
@@ -68,6 +69,7 @@ public final class DoPutUpload implements AutoCloseable {
     this.rpc = rpc;
     this.preparedHandle = preparedHandle;
     this.idleTimeoutMillis = client.settings().streamIdleTimeoutMillis();
+    this.root = root;
     try {
       this.stream = client.startPut(descriptor, root, results);
     } catch (RuntimeException e) {
@@ -172,6 +174,20 @@ public final class DoPutUpload implements AutoCloseable {
    */
   public DoPutUpload forTask(String name) {
     this.task = name;
+    return this;
+  }
+
+  /**
+   * Sends every batch compressed so (option {@code compression}); call it before the first batch.
+   * Where the codec cannot be used, the upload is closed, and the server keeps nothing of it.
+   */
+  public DoPutUpload compress(UploadCompression compression) {
+    try {
+      compression.applyTo(stream, root);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
     return this;
   }
 
