@@ -8,6 +8,7 @@ import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.compression.CompressionUtil.CodecType;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
 
 /**
  * How an upload's record batches travel (option {@code compression}): as they are, or with their
@@ -44,13 +45,17 @@ public enum UploadCompression {
    * than at the first batch with a bare {@code NoClassDefFoundError}: outside Spark, or where
    * zstd-jni has no native build for the platform.
    */
-  private CompressionCodec codec() {
+  CompressionCodec codec() {
     try {
-      if (this == ZSTD) {
-        Zstd.compressBound(1);
-        return CommonsCompressionFactory.INSTANCE.createCodec(CodecType.ZSTD);
+      switch (this) {
+        case ZSTD:
+          Zstd.compressBound(1);
+          return CommonsCompressionFactory.INSTANCE.createCodec(CodecType.ZSTD);
+        case LZ4:
+          return new Lz4FrameCompressor();
+        default:
+          return NoCompressionCodec.INSTANCE;
       }
-      return new Lz4FrameCompressor();
     } catch (LinkageError e) {
       throw new IllegalStateException(
           "Option 'compression' is '"

@@ -2,7 +2,7 @@ package io.flightsql.spark.client.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
+import io.flightsql.spark.testing.IsolatedClassPath;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;
@@ -47,8 +47,7 @@ class CompressionCodecsTest {
   private static List<String> codecsSeenFirstBy(String firstClass) throws Exception {
     List<String> seen = new ArrayList<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    try (URLClassLoader fresh =
-            new URLClassLoader(classPath(), ClassLoader.getPlatformClassLoader());
+    try (URLClassLoader fresh = IsolatedClassPath.without();
         URLClassLoader blind =
             new URLClassLoader(new URL[0], ClassLoader.getPlatformClassLoader())) {
       Thread reader =
@@ -86,14 +85,5 @@ class CompressionCodecsTest {
       throw new AssertionError("The reader thread failed", failure.get());
     }
     return seen;
-  }
-
-  /** This JVM's class path, for a loader of its own. */
-  private static URL[] classPath() throws Exception {
-    List<URL> urls = new ArrayList<>();
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      urls.add(new File(entry).toURI().toURL());
-    }
-    return urls.toArray(new URL[0]);
   }
 }
