@@ -178,8 +178,9 @@ public final class DoPutUpload implements AutoCloseable {
   }
 
   /**
-   * Sends every batch compressed so (option {@code compression}); call it before the first batch.
-   * Where the codec cannot be used, the upload is closed, and the server keeps nothing of it.
+   * Compresses every batch sent with {@code compression} (option {@code compression}); call it
+   * before the first batch. Where the codec cannot be loaded, the upload is cancelled before any
+   * row is sent.
    */
   public DoPutUpload compress(UploadCompression compression) {
     try {

@@ -96,14 +96,7 @@ public final class DuckDbFlightSqlServerBuilder {
    * servers can. Uploads are read whichever codec they use.
    */
   public DuckDbFlightSqlServerBuilder compression(String codec) {
-    switch (codec == null ? "" : codec) {
-      case "none" -> compression = CodecType.NO_COMPRESSION;
-      case "zstd" -> compression = CodecType.ZSTD;
-      case "lz4" -> compression = CodecType.LZ4_FRAME;
-      default ->
-          throw new IllegalArgumentException(
-              "Invalid value '" + codec + "' for option 'compression': expected none, zstd or lz4");
-    }
+    this.compression = StreamCompression.parse(codec);
     return this;
   }
 

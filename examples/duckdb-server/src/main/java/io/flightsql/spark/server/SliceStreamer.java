@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.DoGetCompression;
@@ -66,10 +65,7 @@ final class SliceStreamer {
     this.allocator = allocator;
     this.batchRows = batchRows;
     this.pacing = pacing;
-    this.codec =
-        codec == CodecType.NO_COMPRESSION
-            ? null
-            : CommonsCompressionFactory.INSTANCE.createCodec(codec);
+    this.codec = StreamCompression.codec(codec);
   }
 
   /** Starts the stream: its schema and dictionaries go out, and its batches will be compressed. */
