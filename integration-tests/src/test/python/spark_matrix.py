@@ -439,6 +439,36 @@ def catalog(m):
 
 
 # ---------------------------------------------------------------------------------------------
+# compression: streams the server compresses with ZSTD, and uploads with option compression; ZSTD
+# runs on this Spark's own zstd-jni and LZ4 uploads on its lz4-java, which the jar does not bundle
+# ---------------------------------------------------------------------------------------------
+
+COMPRESSED_URI = None  # set by main() from --compressed-uri
+
+
+@section("compression")
+def compression(m):
+    if COMPRESSED_URI is None:
+        raise Skip("no --compressed-uri: no server that compresses its streams")
+    compressed = m.read("matrix_types", uri=COMPRESSED_URI)
+    check_equal(jvm_schema(compressed), TYPES_SCHEMA, "Spark schema of a ZSTD stream")
+    check_rows_by_column(types_rows(compressed), EXPECTED_TYPES, "matrix_types read from ZSTD")
+    lineitem = m.read("lineitem", uri=COMPRESSED_URI, pushDownAggregate="false")
+    check_equal(rows(lineitem.groupBy("l_returnflag").count()),
+                rows(m.read("lineitem", pushDownAggregate="false")
+                     .groupBy("l_returnflag").count()),
+                "lineitem read from ZSTD, counted by return flag")
+
+    expected = [{k: v for k, v in row.items() if k != "c_interval"} for row in EXPECTED_TYPES]
+    for codec in ("zstd", "lz4"):
+        table = "matrix_compression_" + codec
+        m.write(m.read("matrix_types").drop("c_interval"), table, "overwrite",
+                compression=codec)
+        check_rows_by_column(rows(m.read(table), "id"), expected,
+                             f"matrix_types written with compression={codec}")
+
+
+# ---------------------------------------------------------------------------------------------
 # time: Spark 4.1's TIME type, read and written
 # ---------------------------------------------------------------------------------------------
 
@@ -457,14 +487,17 @@ def time_type(m):
 
 
 def main():
-    global LINEITEM_ROWS
+    global LINEITEM_ROWS, COMPRESSED_URI
     parser = argparse.ArgumentParser(description="spark-flightsql on this Spark")
     parser.add_argument("--uri", required=True, help="the Flight SQL server")
     parser.add_argument("--lineitem-rows", type=int, required=True,
                         help="rows of the server's lineitem table")
+    parser.add_argument("--compressed-uri",
+                        help="a server with the same data whose streams are ZSTD-compressed")
     parser.add_argument("--only", nargs="*", help="run only these sections")
     args = parser.parse_args()
     LINEITEM_ROWS = args.lineitem_rows
+    COMPRESSED_URI = args.compressed_uri
 
     spark = (SparkSession.builder.appName("flightsql-matrix")
              .config("spark.sql.session.timeZone", "UTC").getOrCreate())

@@ -69,6 +69,7 @@ public final class FlightSqlOptions {
               WriteOptions.WRITE_METHOD,
               WriteOptions.BATCH_SIZE,
               WriteOptions.BATCH_BYTES,
+              WriteOptions.COMPRESSION,
               WriteOptions.TRUNCATE,
               WriteOptions.ATOMIC,
               ReadWriteOptions.DIALECT,

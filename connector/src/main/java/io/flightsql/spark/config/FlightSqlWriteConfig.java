@@ -3,6 +3,7 @@ package io.flightsql.spark.config;
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.client.transport.ConnectionSettings;
 import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.upload.UploadCompression;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;
@@ -35,6 +36,7 @@ public final class FlightSqlWriteConfig implements Serializable {
   private final WriteMethod method;
   private final int batchRows;
   private final long batchBytes;
+  private final UploadCompression compression;
   private final boolean truncate;
   private final boolean atomic;
   private final String dialect;
@@ -45,6 +47,7 @@ public final class FlightSqlWriteConfig implements Serializable {
       WriteMethod method,
       int batchRows,
       long batchBytes,
+      UploadCompression compression,
       boolean truncate,
       boolean atomic,
       String dialect) {
@@ -53,6 +56,7 @@ public final class FlightSqlWriteConfig implements Serializable {
     this.method = method;
     this.batchRows = batchRows;
     this.batchBytes = batchBytes;
+    this.compression = compression;
     this.truncate = truncate;
     this.atomic = atomic;
     this.dialect = dialect;
@@ -93,6 +97,7 @@ public final class FlightSqlWriteConfig implements Serializable {
         reader.value(WriteOptions.WRITE_METHOD),
         reader.value(WriteOptions.BATCH_SIZE),
         reader.value(WriteOptions.BATCH_BYTES),
+        reader.value(WriteOptions.COMPRESSION),
         reader.value(WriteOptions.TRUNCATE),
         reader.value(WriteOptions.ATOMIC),
         dialect(reader));
@@ -139,6 +144,11 @@ public final class FlightSqlWriteConfig implements Serializable {
     return batchBytes;
   }
 
+  /** How the batches travel: compressed or not (option {@code compression}). */
+  public UploadCompression compression() {
+    return compression;
+  }
+
   public boolean truncate() {
     return truncate;
   }
@@ -159,6 +169,8 @@ public final class FlightSqlWriteConfig implements Serializable {
         + batchRows
         + ", batchBytes="
         + batchBytes
+        + ", compression="
+        + compression.name().toLowerCase(Locale.ROOT)
         + ", truncate="
         + truncate
         + ", atomic="

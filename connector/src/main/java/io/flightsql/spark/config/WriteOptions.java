@@ -1,5 +1,6 @@
 package io.flightsql.spark.config;
 
+import io.flightsql.spark.client.upload.UploadCompression;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 
 /** The options of scope {@link OptionScope#WRITE}: how rows reach the server, and in what. */
@@ -32,6 +33,16 @@ public final class WriteOptions {
               "The most bytes (Arrow buffer sizes, estimated as rows are added) in one Arrow"
                   + " batch sent by a write task. A task holds about two batches in memory,"
                   + " whatever its size.");
+
+  public static final OptionSpec<UploadCompression> COMPRESSION =
+      OptionTypes.choice("compression", SCOPE, UploadCompression.values())
+          .defaultValue(UploadCompression.NONE)
+          .description(
+              "How a write task's Arrow batches travel to the server: `none` as they are; `zstd`"
+                  + " (level 3) or `lz4` (LZ4 frames) with their buffers compressed, as the Arrow"
+                  + " IPC format allows, which the server must be able to read. Fewer bytes on the"
+                  + " network for more CPU on both sides: worth it on a slow link. They compress"
+                  + " with the zstd-jni and lz4-java that Spark ships. See docs/writing.md.");
 
   public static final OptionSpec<Boolean> TRUNCATE =
       OptionTypes.bool("truncate", SCOPE)

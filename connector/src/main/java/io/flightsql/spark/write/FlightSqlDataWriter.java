@@ -65,7 +65,8 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
       }
       this.upload =
           startUpload(schema)
-              .forTask("write task " + partitionId + " (task id " + taskId + ") uploading rows");
+              .forTask("write task " + partitionId + " (task id " + taskId + ") uploading rows")
+              .compress(plan.config().compression());
     } catch (RuntimeException e) {
       releaseAfterFailure(e);
       throw e;

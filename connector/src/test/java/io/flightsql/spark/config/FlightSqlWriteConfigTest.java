@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.upload.UploadCompression;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,7 +29,24 @@ class FlightSqlWriteConfigTest {
     assertThat(config.batchBytes()).isEqualTo(4_194_304L);
     assertThat(config.truncate()).isFalse();
     assertThat(config.atomic()).isFalse();
+    assertThat(config.compression()).isEqualTo(UploadCompression.NONE);
     assertThat(config.dialect()).isEmpty();
+  }
+
+  @Test
+  void compressionIsOneOfTheCodecsInAnyCase() {
+    FlightSqlWriteConfig zstd =
+        FlightSqlWriteConfig.from(options("dbtable", "t", "compression", "ZSTD"));
+    assertThat(zstd.compression()).isEqualTo(UploadCompression.ZSTD);
+    assertThat(zstd.toString()).contains(", compression=zstd,");
+    assertThat(
+            FlightSqlWriteConfig.from(options("dbtable", "t", "compression", "lz4")).compression())
+        .isEqualTo(UploadCompression.LZ4);
+    assertThatThrownBy(
+            () -> FlightSqlWriteConfig.from(options("dbtable", "t", "compression", "gzip")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Invalid value 'gzip' for option 'compression': expected `none`, `zstd` or `lz4`");
   }
 
   @Test

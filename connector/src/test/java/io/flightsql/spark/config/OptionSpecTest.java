@@ -110,6 +110,6 @@ class OptionSpecTest {
     assertThat(FlightSqlOptions.isKnown("path")).isTrue();
     assertThat(FlightSqlOptions.isKnown("__FLIGHTSQL_WRITE_PLAN")).isTrue();
     assertThat(FlightSqlOptions.isKnown("partitionColum")).isFalse();
-    assertThat(FlightSqlOptions.all()).hasSize(44).doesNotHaveDuplicates();
+    assertThat(FlightSqlOptions.all()).hasSize(45).doesNotHaveDuplicates();
   }
 }

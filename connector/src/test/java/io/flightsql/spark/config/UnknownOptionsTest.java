@@ -50,9 +50,9 @@ class UnknownOptionsTest {
 
   @Test
   void aNameFarFromEveryOptionGetsNoSuggestion() {
-    assertThat(warnings(() -> FlightSqlWriteConfig.from(options("compression", "zstd"))))
+    assertThat(warnings(() -> FlightSqlWriteConfig.from(options("sslmode", "require"))))
         .isEqualTo(
-            "Option 'compression' is not an option of the flightsql data source and is ignored;"
+            "Option 'sslmode' is not an option of the flightsql data source and is ignored;"
                 + " see docs/configuration.md for the options it knows\n");
   }
 

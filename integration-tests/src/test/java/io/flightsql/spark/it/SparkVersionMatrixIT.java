@@ -30,8 +30,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * loaded with {@code spark_matrix.sql}. The script checks, section by section, reads of every type
  * family, each pushdown kind against the same query with pushdown off, reads split by the client,
  * writes in all four save modes, the SQL catalog (namespaces, tables, a pushed aggregate, INSERT,
- * INSERT OVERWRITE, CTAS, DROP), and TIME on 4.1 and later; this test reads its {@code MATRIX
- * <section> PASSED|SKIPPED|FAILED} lines and then checks the written tables in DuckDB itself.
+ * INSERT OVERWRITE, CTAS, DROP), compressed record batches (reads from a second server, with the
+ * same data, whose streams are ZSTD-compressed, and writes with option {@code compression}: ZSTD
+ * and LZ4 run on the zstd-jni and lz4-java of each Spark, which the jar does not bundle), and TIME
+ * on 4.1 and later; this test reads its {@code MATRIX <section> PASSED|SKIPPED|FAILED} lines and
+ * then checks the written tables in DuckDB itself.
  *
  * <p>The versions run at the same time (each {@code spark-submit} waits on the server and on Python
  * much of the time); {@code -Dflightsql.matrix.parallelism=N} changes how many at once. Spark 3.5
@@ -94,6 +97,7 @@ class SparkVersionMatrixIT {
     expected.put("partitions", "PASSED");
     expected.put("writes", "PASSED");
     expected.put("catalog", "PASSED");
+    expected.put("compression", "PASSED");
     expected.put("time", PySparkReleases.hasTimeType(version) ? "PASSED" : "SKIPPED");
     assertThat(run.sections()).as(shown).containsExactlyEntriesOf(expected);
     assertThat(run.submit().exitCode()).as(shown).isZero();
@@ -105,13 +109,8 @@ class SparkVersionMatrixIT {
   private static Run run(String version) throws Exception {
     PythonVirtualenv venv = PythonVirtualenv.pyspark(version);
     Path python = TestPaths.repoRoot().resolve("integration-tests/src/test/python");
-    try (DuckDbFlightSqlServer server =
-        DuckDbFlightSqlServer.builder()
-            .host(FreePorts.LOOPBACK)
-            .port(0)
-            .lineitemRows(LINEITEM_ROWS)
-            .data(python.resolve("spark_matrix.sql"))
-            .start()) {
+    try (DuckDbFlightSqlServer server = matrixServer(python, "none");
+        DuckDbFlightSqlServer compressing = matrixServer(python, "zstd")) {
       ExternalCommand.Result submit =
           ExternalCommand.run(
               "pyspark-" + version,
@@ -129,12 +128,25 @@ class SparkVersionMatrixIT {
                   "--uri",
                   server.uri(),
                   "--lineitem-rows",
-                  Long.toString(LINEITEM_ROWS)),
+                  Long.toString(LINEITEM_ROWS),
+                  "--compressed-uri",
+                  compressing.uri()),
               venv.sparkEnvironment(),
               TestPaths.buildDir().resolve("spark-matrix-" + version + ".log"),
               Duration.ofMinutes(10));
       return new Run(submit, sections(submit.output()), writtenRows(server));
     }
+  }
+
+  /** A server loaded with {@code spark_matrix.sql}, its streams compressed with {@code codec}. */
+  private static DuckDbFlightSqlServer matrixServer(Path python, String codec) throws Exception {
+    return DuckDbFlightSqlServer.builder()
+        .host(FreePorts.LOOPBACK)
+        .port(0)
+        .lineitemRows(LINEITEM_ROWS)
+        .data(python.resolve("spark_matrix.sql"))
+        .compression(codec)
+        .start();
   }
 
   /** Each section's status, in the order the script printed them. */

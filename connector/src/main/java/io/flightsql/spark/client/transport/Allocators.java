@@ -24,6 +24,11 @@ public final class Allocators {
   private static final RootAllocator ROOT =
       new RootAllocator(AllocationListener.NOOP, Long.MAX_VALUE, new SegmentRoundingPolicy(4096L));
 
+  static {
+    // Every stream receives into a child of this root, so the codecs are known before any batch.
+    CompressionCodecs.load();
+  }
+
   /** The numbers that tell one partition or task from another in a child's name. */
   private static final Pattern NUMBERS = Pattern.compile("(-\\d+)+$");
 

@@ -47,6 +47,7 @@ public final class DoPutUpload implements AutoCloseable {
   private final String rpc;
   private final SyncPutListener results = new SyncPutListener();
   private final FlightClient.ClientStreamListener stream;
+  private final VectorSchemaRoot root;
   private final ByteString preparedHandle;
   private final long idleTimeoutMillis;
   private String task = "uploading";
@@ -69,6 +70,7 @@ public final class DoPutUpload implements AutoCloseable {
     this.rpc = rpc;
     this.preparedHandle = preparedHandle;
     this.idleTimeoutMillis = client.settings().streamIdleTimeoutMillis();
+    this.root = root;
     try {
       this.stream = client.startPut(descriptor, root, results);
     } catch (RuntimeException e) {
@@ -173,6 +175,21 @@ public final class DoPutUpload implements AutoCloseable {
    */
   public DoPutUpload forTask(String name) {
     this.task = name;
+    return this;
+  }
+
+  /**
+   * Compresses every batch sent with {@code compression} (option {@code compression}); call it
+   * before the first batch. Where the codec cannot be loaded, the upload is cancelled before any
+   * row is sent.
+   */
+  public DoPutUpload compress(UploadCompression compression) {
+    try {
+      compression.applyTo(stream, root);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
     return this;
   }
 

@@ -48,6 +48,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.compression.CompressionUtil.CodecType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,6 +109,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
    *     endpoint is read from this server
    * @param actionObservers told the type of each action before it runs, in this order
    * @param pacing the pause before each DoGet batch and the observers of cancelled DoGets
+   * @param compression the codec of the record batches of query streams
    */
   DuckDbFlightSqlProducer(
       DuckDbDatabase database,
@@ -118,6 +120,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       LongQuerySettings longQueries,
       List<BiConsumer<CallContext, String>> actionObservers,
       DoGetPacing pacing,
+      CodecType compression,
       Set<String> withoutCommands)
       throws SQLException {
     this.allocator = allocator;
@@ -125,7 +128,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     this.actionObservers = List.copyOf(actionObservers);
     this.transactions = new DuckDbTransactions(database);
     this.runner = new CallRunner(allocator, transactions);
-    SliceStreamer streamer = new SliceStreamer(allocator, batchRows, pacing);
+    SliceStreamer streamer = new SliceStreamer(allocator, batchRows, pacing, compression);
     this.computed =
         withoutCommands.contains("QueryPerEndpoint")
             ? new ComputedResults(

@@ -65,6 +65,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   private final DuckDbDatabase database;
   private final BufferAllocator serverAllocator;
   private final BufferAllocator rootAllocator;
+  private final WireBytes wireBytes;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   DuckDbFlightSqlServer(
@@ -75,7 +76,8 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
       DuckDbFlightSqlProducer producer,
       DuckDbDatabase database,
       BufferAllocator serverAllocator,
-      BufferAllocator rootAllocator) {
+      BufferAllocator rootAllocator,
+      WireBytes wireBytes) {
     this.host = host;
     this.tls = tls;
     this.server = server;
@@ -84,6 +86,7 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     this.database = database;
     this.serverAllocator = serverAllocator;
     this.rootAllocator = rootAllocator;
+    this.wireBytes = wireBytes;
   }
 
   /** A builder of a server, every setting at its default. */
@@ -170,6 +173,20 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
     return producer.discardedRows();
   }
 
+  /**
+   * The bytes of the gRPC messages this server has received since it started, as they travelled: an
+   * upload of compressed record batches counts their compressed size. For tests and benchmarks of
+   * clients.
+   */
+  public long bytesReceived() {
+    return wireBytes.received();
+  }
+
+  /** The bytes of the gRPC messages this server has sent since it started, as they travelled. */
+  public long bytesSent() {
+    return wireBytes.sent();
+  }
+
   /** How many transactions clients have begun and not ended. For tests. */
   int openTransactions() {
     return producer.openTransactions();
@@ -217,10 +234,11 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   /**
    * Runs the server standalone until the process is stopped. Flags (all optional): {@code --host},
    * {@code --port} (0 for a free port), {@code --endpoints}, {@code --data}, {@code
-   * --lineitem-rows}, {@code --batch-rows}, {@code --setting name=value} (repeatable), {@code
-   * --tls-cert} with {@code --tls-key}, {@code --client-ca}, {@code --username} (the password in
-   * the environment variable {@code FLIGHTSQL_SERVER_PASSWORD}), {@code --token-env VAR}, {@code
-   * --sessions}; see {@code --help}. Bad flags print the usage and exit with status 2.
+   * --lineitem-rows}, {@code --batch-rows}, {@code --compression}, {@code --setting name=value}
+   * (repeatable), {@code --tls-cert} with {@code --tls-key}, {@code --client-ca}, {@code
+   * --username} (the password in the environment variable {@code FLIGHTSQL_SERVER_PASSWORD}),
+   * {@code --token-env VAR}, {@code --sessions}; see {@code --help}. Bad flags print the usage and
+   * exit with status 2.
    */
   public static void main(String[] args) {
     ServerCommandLine.run(args);

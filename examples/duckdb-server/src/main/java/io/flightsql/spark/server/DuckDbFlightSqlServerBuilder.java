@@ -11,6 +11,7 @@ import java.util.function.BiConsumer;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.vector.compression.CompressionUtil.CodecType;
 
 /**
  * Configures and starts a {@link DuckDbFlightSqlServer}; {@link DuckDbFlightSqlServer#builder()}
@@ -42,6 +43,7 @@ public final class DuckDbFlightSqlServerBuilder {
   private final List<BiConsumer<FlightProducer.CallContext, String>> actionObservers =
       new ArrayList<>();
   private Duration batchDelay = Duration.ZERO;
+  private CodecType compression = CodecType.NO_COMPRESSION;
   private final List<Runnable> cancellationObservers = new ArrayList<>();
   private final Set<String> withoutCommands = new LinkedHashSet<>();
 
@@ -85,6 +87,16 @@ public final class DuckDbFlightSqlServerBuilder {
   /** The most rows per Arrow batch that DoGet sends; default 65,536. */
   public DuckDbFlightSqlServerBuilder batchRows(int rows) {
     this.batchRows = check("batchRows", rows, 1, Integer.MAX_VALUE);
+    return this;
+  }
+
+  /**
+   * How query streams (DoGet) send their record batches: {@code none} (the default) as they are,
+   * {@code zstd} or {@code lz4} (LZ4 frames) with compressed buffers, as Arrow C++ and pyarrow
+   * servers can. Uploads are read whichever codec they use.
+   */
+  public DuckDbFlightSqlServerBuilder compression(String codec) {
+    this.compression = StreamCompression.parse(codec);
     return this;
   }
 
@@ -432,6 +444,7 @@ public final class DuckDbFlightSqlServerBuilder {
         middleware,
         actionObservers,
         new DoGetPacing(batchDelay, cancellationObservers),
+        compression,
         withoutCommands);
   }
 

@@ -23,6 +23,8 @@ final class ServerCommandLine {
                              become tables and whose *.sql files then run in name order
         --lineitem-rows N    rows of the demo table lineitem, 0 for none (default 1000000)
         --batch-rows N       most rows per Arrow batch (default 65536)
+        --compression CODEC  none, zstd or lz4: how query streams send their record batches
+                             (default none); uploads are read whatever their codec
         --setting NAME=VALUE a DuckDB setting applied with SET GLOBAL at start-up, after the
                              server's defaults; repeatable. For example
                              --setting arrow_large_buffer_size=true (large_utf8, large_list)
@@ -139,6 +141,7 @@ final class ServerCommandLine {
         case "--data" -> builder.data(Path.of(required(flag, value)));
         case "--lineitem-rows" -> builder.lineitemRows(number(flag, value));
         case "--batch-rows" -> builder.batchRows(integer(flag, value));
+        case "--compression" -> builder.compression(required(flag, value));
         case "--setting" -> {
           DuckDbSetting setting = DuckDbSetting.parse(required(flag, value));
           builder.setting(setting.name(), setting.value());

@@ -9,6 +9,7 @@ import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.vector.compression.CompressionUtil.CodecType;
 
 /**
  * Everything a {@link DuckDbFlightSqlServerBuilder} was told, as {@link ServerStartup} starts a
@@ -23,6 +24,7 @@ import org.apache.arrow.flight.Location;
  * @param middleware the caller's middleware, installed ahead of the server's own, in this order
  * @param actionObservers told each action's type before it runs, in this order
  * @param doGetPacing the pause before each DoGet batch and the observers of cancelled DoGets
+ * @param doGetCompression the codec of the record batches of query streams
  * @param withoutCommands the metadata commands that answer UNIMPLEMENTED, as on servers that lack
  *     them
  */
@@ -46,6 +48,7 @@ record ServerConfiguration(
     List<ExtraMiddleware<?>> middleware,
     List<BiConsumer<FlightProducer.CallContext, String>> actionObservers,
     DoGetPacing doGetPacing,
+    CodecType doGetCompression,
     Set<String> withoutCommands) {
 
   ServerConfiguration {
@@ -120,6 +123,8 @@ record ServerConfiguration(
         + actionObservers.size()
         + " action observers, DoGet batch delay "
         + doGetPacing.batchDelay()
+        + ", DoGet compression "
+        + doGetCompression
         + "]";
   }
 }

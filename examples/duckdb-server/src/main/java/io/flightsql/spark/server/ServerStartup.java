@@ -80,12 +80,15 @@ final class ServerStartup {
               config.longQueries(),
               config.actionObservers(),
               config.doGetPacing(),
+              config.doGetCompression(),
               config.withoutCommands());
       ServerAuthenticator authenticator =
           config.password() == null && config.bearerToken() == null
               ? null
               : new ServerAuthenticator(config.username(), config.password(), config.bearerToken());
-      FlightServer server = flightServer(config, serverAllocator, producer, authenticator);
+      WireBytes wireBytes = new WireBytes();
+      FlightServer server =
+          flightServer(config, serverAllocator, producer, authenticator, wireBytes);
       opened.push(server);
       server.start();
       DuckDbFlightSqlServer started =
@@ -97,16 +100,18 @@ final class ServerStartup {
               producer,
               database,
               serverAllocator,
-              rootAllocator);
+              rootAllocator,
+              wireBytes);
       LOG.info(
           "Flight SQL server on {} started in {} ms (DuckDB {}, lineitem {} rows, {} endpoints"
-              + " per query, {} rows per batch, settings {}, {})",
+              + " per query, {} rows per batch, DoGet compression {}, settings {}, {})",
           started.uri(),
           (System.nanoTime() - startNanos) / 1_000_000,
           database.version(),
           config.lineitemRows(),
           config.endpoints(),
           config.batchRows(),
+          config.doGetCompression(),
           config.settings(),
           config.security());
       return started;
@@ -129,13 +134,15 @@ final class ServerStartup {
       ServerConfiguration config,
       BufferAllocator allocator,
       DuckDbFlightSqlProducer producer,
-      ServerAuthenticator authenticator)
+      ServerAuthenticator authenticator,
+      WireBytes wireBytes)
       throws IOException {
     Location location =
         config.tls()
             ? Location.forGrpcTls(config.host(), config.port())
             : Location.forGrpcInsecure(config.host(), config.port());
     FlightServer.Builder builder = FlightServer.builder(allocator, location, producer);
+    builder.transportHint("grpc.builderConsumer", wireBytes.installer());
     for (ServerConfiguration.ExtraMiddleware<?> extra : config.middleware()) {
       extra.installOn(builder);
     }

@@ -10,11 +10,15 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.DoGetCompression;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil.CodecType;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -54,10 +58,23 @@ final class SliceStreamer {
   private final int batchRows;
   private final DoGetPacing pacing;
 
-  SliceStreamer(BufferAllocator allocator, int batchRows, DoGetPacing pacing) {
+  /** The codec of every record batch sent; null to send them as they are. */
+  private final CompressionCodec codec;
+
+  SliceStreamer(BufferAllocator allocator, int batchRows, DoGetPacing pacing, CodecType codec) {
     this.allocator = allocator;
     this.batchRows = batchRows;
     this.pacing = pacing;
+    this.codec = StreamCompression.codec(codec);
+  }
+
+  /** Starts the stream: its schema and dictionaries go out, and its batches will be compressed. */
+  private void start(
+      ServerStreamListener listener, VectorSchemaRoot out, DictionaryProvider dictionaries) {
+    listener.start(out, dictionaries);
+    if (codec != null) {
+      DoGetCompression.compress(listener, out, codec);
+    }
   }
 
   /** Streams the slice's rows, running its query on the lease's connection. */
@@ -87,7 +104,7 @@ final class SliceStreamer {
       // batch, the dictionaries stay as the schema import created them, empty. Starting sends the
       // schema, so even an empty slice tells the client what it would contain.
       boolean loaded = remaining > 0 && reader.loadNextBatch();
-      listener.start(out, reader);
+      start(listener, out, reader);
       for (; loaded; loaded = remaining > 0 && reader.loadNextBatch()) {
         int count = in.getRowCount();
         if (toSkip >= count) {
@@ -143,7 +160,7 @@ final class SliceStreamer {
             allocator.newChildAllocator("doget-" + call, 0, Long.MAX_VALUE);
         VectorSchemaRoot out = VectorSchemaRoot.create(slice.schema(), callAllocator)) {
       VectorLoader loader = new VectorLoader(out);
-      listener.start(out);
+      start(listener, out, null);
       for (int i = 0; i < batches.size(); i++) {
         if (!clientReady(listener, backpressure, sent)) {
           return;
@@ -230,7 +247,7 @@ final class SliceStreamer {
         if (out == null) {
           checkNotDictionaryEncoded(in.getSchema());
           out = VectorSchemaRoot.create(in.getSchema(), callAllocator);
-          listener.start(out);
+          start(listener, out, null);
         } else if (!in.getSchema().equals(out.getSchema())) {
           throw new SQLException(
               "The prepared query's result schema changes from one parameter row to the next: "

@@ -27,6 +27,7 @@ import org.apache.arrow.flight.grpc.CredentialCallOption;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.compression.CompressionUtil.CodecType;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -48,6 +49,7 @@ class StandaloneServerTest {
       {"--endpoints", "3"},
       {"--lineitem-rows", "5"},
       {"--batch-rows", "100"},
+      {"--compression", "zstd"},
       {"--data", "data.sql"},
       {"--setting", "arrow_large_buffer_size=true"},
       {"--setting", "TimeZone=Europe/Paris"},
@@ -79,6 +81,7 @@ class StandaloneServerTest {
     assertThat(config.endpoints()).isEqualTo(3);
     assertThat(config.lineitemRows()).isEqualTo(5);
     assertThat(config.batchRows()).isEqualTo(100);
+    assertThat(config.doGetCompression()).isEqualTo(CodecType.ZSTD);
     assertThat(config.data()).isEqualTo(Path.of("data.sql"));
     assertThat(config.settings())
         .extracting(DuckDbSetting::name, DuckDbSetting::value)
@@ -103,6 +106,7 @@ class StandaloneServerTest {
     assertThat(config.endpoints()).isEqualTo(2);
     assertThat(config.lineitemRows()).isEqualTo(1_000_000);
     assertThat(config.batchRows()).isEqualTo(65_536);
+    assertThat(config.doGetCompression()).isEqualTo(CodecType.NO_COMPRESSION);
     assertThat(config.data()).isNull();
     assertThat(config.settings()).isEmpty();
     assertThat(config.tlsCertificateChain()).isNull();
@@ -125,6 +129,8 @@ class StandaloneServerTest {
         .hasMessage("Invalid value '0' for option 'endpoints': expected 1..1024");
     assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--lineitem-rows", "-1"}))
         .hasMessageStartingWith("Invalid value '-1' for option 'lineitemRows'");
+    assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--compression", "gzip"}))
+        .hasMessage("Invalid value 'gzip' for option 'compression': expected none, zstd or lz4");
     assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"--host"}))
         .hasMessage("Option '--host' needs a value");
     assertThatThrownBy(() -> ServerCommandLine.parse(new String[] {"8080"}))
