@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.SparkTestSupport;
-import io.flightsql.spark.testing.SqlUiMetrics;
+import io.flightsql.spark.testing.StageMetrics;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -317,11 +317,11 @@ class FlightSqlWriteTest {
   }
 
   @Test
-  void rowsWrittenAreReportedAsASparkMetric() throws Exception {
-    writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
-    String rows =
-        SqlUiMetrics.latest(spark, "rows written to the Flight SQL server")
-            .get("rows written to the Flight SQL server");
-    assertThat(SqlUiMetrics.number(rows)).isEqualTo(12_345);
+  void rowsWrittenAreReportedAsTheTasksOutput() throws Exception {
+    try (StageMetrics stages = StageMetrics.record(spark)) {
+      writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
+      assertThat(stages.outputRecords()).isEqualTo(12_345);
+      assertThat(stages.accumulator("rows written to the Flight SQL server")).contains(12_345L);
+    }
   }
 }

@@ -30,13 +30,27 @@ public final class FlightSqlWriteConfig implements Serializable {
     }
   }
 
+  /** Whether a failed job may change the table (option {@code atomic}). */
+  public enum Atomic {
+    /** Staged, in one transaction where the server has transactions, else by statements. */
+    AUTO,
+    /** Staged in one transaction; a server without transactions is refused. */
+    TRUE,
+    /** Tasks write into the table directly. */
+    FALSE;
+
+    public String optionValue() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
   private final ConnectionSettings connection;
   private final TableRef table;
   private final WriteMethod method;
   private final int batchRows;
   private final long batchBytes;
   private final boolean truncate;
-  private final boolean atomic;
+  private final Atomic atomic;
   private final String dialect;
 
   private FlightSqlWriteConfig(
@@ -46,7 +60,7 @@ public final class FlightSqlWriteConfig implements Serializable {
       int batchRows,
       long batchBytes,
       boolean truncate,
-      boolean atomic,
+      Atomic atomic,
       String dialect) {
     this.connection = connection;
     this.table = table;
@@ -143,7 +157,7 @@ public final class FlightSqlWriteConfig implements Serializable {
     return truncate;
   }
 
-  public boolean atomic() {
+  public Atomic atomic() {
     return atomic;
   }
 
@@ -162,7 +176,7 @@ public final class FlightSqlWriteConfig implements Serializable {
         + ", truncate="
         + truncate
         + ", atomic="
-        + atomic
+        + atomic.optionValue()
         + ", dialect="
         + (dialect == null ? ReadWriteOptions.AUTO_DIALECT : dialect)
         + "}";
