@@ -6,8 +6,10 @@ import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.write.WritePlan.Commit;
 import io.flightsql.spark.write.WritePlan.TableChange;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -269,39 +271,60 @@ final class JobCommitter {
   }
 
   /**
-   * Drops {@code known}, then every other table listed under the job's prefix. A failure is logged,
-   * naming the table: the job's outcome stands, and only an empty table is left.
+   * Drops {@code known}, then every other table listed under the job's prefix (a task that failed
+   * drops its own, but may race with this, or be lost with its executor). The tables that could not
+   * be dropped and are still listed are logged by name: the job's outcome stands.
    */
   private void dropStagingTables(FlightSqlSession session, List<TableRef> known) {
     // By name: GetTables may spell the catalog and schema where the plan left them out.
-    Set<String> dropped = new LinkedHashSet<>();
+    Set<String> tried = new LinkedHashSet<>();
+    Map<String, String> failed = new LinkedHashMap<>();
     for (TableRef table : known) {
-      drop(session, table);
-      dropped.add(table.name());
+      drop(session, table, failed);
+      tried.add(table.name());
     }
-    List<TableRef> listed;
+    List<TableRef> listed = listStaging(session);
+    if (listed == null) {
+      return;
+    }
+    for (TableRef table : listed) {
+      if (tried.add(table.name())) {
+        drop(session, table, failed);
+      }
+    }
+    if (failed.isEmpty()) {
+      return;
+    }
+    List<TableRef> left = listStaging(session);
+    for (TableRef table : left == null ? listed : left) {
+      if (failed.containsKey(table.name())) {
+        LOG.warn(
+            "Could not drop the staging table {}; drop it yourself: {}",
+            table,
+            failed.get(table.name()));
+      }
+    }
+  }
+
+  /** The job's staging tables the server lists, or null (logged) when it cannot list them. */
+  private List<TableRef> listStaging(FlightSqlSession session) {
     try {
-      listed = session.tablesStartingWith(plan.target(), plan.stagingPrefix());
+      return session.tablesStartingWith(plan.target(), plan.stagingPrefix());
     } catch (RuntimeException e) {
       LOG.warn(
           "Could not list the staging tables {}* of the write to {}; drop any that remain: {}",
           plan.stagingPrefix(),
           plan.target(),
           e.getMessage());
-      return;
-    }
-    for (TableRef table : listed) {
-      if (!dropped.contains(table.name())) {
-        drop(session, table);
-      }
+      return null;
     }
   }
 
-  private void drop(FlightSqlSession session, TableRef table) {
+  private void drop(FlightSqlSession session, TableRef table, Map<String, String> failed) {
     try {
       session.executeUpdate(plan.dialect().dropTable(table), null);
     } catch (RuntimeException e) {
-      LOG.warn("Could not drop the staging table {}: {}", table, e.getMessage());
+      failed.put(table.name(), e.getMessage());
     }
   }
 }
