@@ -170,8 +170,9 @@ final class WritePlanner {
         throw new IllegalArgumentException(
             "Option 'atomic' is 'true', which needs a staging table for each task's rows, and"
                 + " none can be created: "
-                + noStagingDdl.getMessage()
-                + " Or set option 'atomic' to 'auto' or 'false' to write into the table directly.");
+                + firstSentence(noStagingDdl.getMessage())
+                + ". Cast the column, choose another 'dialect', or set option 'atomic' to 'auto'"
+                + " or 'false' to write into the table directly.");
       }
       ServerWarnings.once(
           config.uri(),
@@ -181,7 +182,7 @@ final class WritePlanner {
               + " to 'false' to choose this yourself; see docs/writing.md.",
           target,
           config.uri(),
-          noStagingDdl.getMessage());
+          firstSentence(noStagingDdl.getMessage()));
       commit = Commit.TASKS;
     } else {
       commit = capabilities.transactions() ? Commit.TRANSACTION : Commit.STATEMENTS;
@@ -217,6 +218,15 @@ final class WritePlanner {
           JobCommitter.statementsRisk(plan));
     }
     return plan;
+  }
+
+  /**
+   * What a dialect's refusal says of the column, without its advice on creating the table, which
+   * does not fit a staging table.
+   */
+  private static String firstSentence(String message) {
+    int end = message.indexOf(". ");
+    return end < 0 ? message : message.substring(0, end);
   }
 
   /** The table change of a write whose tasks write into the table directly, before they run. */
