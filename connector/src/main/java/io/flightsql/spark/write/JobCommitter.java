@@ -31,6 +31,12 @@ final class JobCommitter {
 
   private final WritePlan plan;
 
+  /**
+   * Whether a commit began to change the table outside a transaction: an abort after it (Spark
+   * aborts a catalog write whose commit failed) cannot say the table is as it was.
+   */
+  private boolean tableTouched;
+
   JobCommitter(WritePlan plan) {
     this.plan = plan;
   }
@@ -118,7 +124,15 @@ final class JobCommitter {
             dropStagingTables(session, staged);
           }
         });
-    LOG.warn("The write to {} failed; the table was left as it was", plan.target());
+    if (tableTouched) {
+      LOG.warn(
+          "The write to {} failed during its commit, which {}: the commit's error says which"
+              + " statement failed",
+          plan.target(),
+          statementsDescription(plan));
+    } else {
+      LOG.warn("The write to {} failed; the table was left as it was", plan.target());
+    }
   }
 
   private void moveStagedRows(List<TableRef> staged) {
@@ -126,7 +140,9 @@ final class JobCommitter {
         FlightSqlSession.open(plan.config().connection(), "write-commit")) {
       List<TableRef> left = staged;
       try {
-        if (plan.commit() == Commit.TRANSACTION) {
+        if (plan.change() == TableChange.NONE && staged.isEmpty()) {
+          LOG.info("No rows to add to {}", plan.target());
+        } else if (plan.commit() == Commit.TRANSACTION) {
           inOneTransaction(session, staged);
         } else {
           left = byStatements(session, staged);
@@ -190,6 +206,7 @@ final class JobCommitter {
       for (TableRef table : rest) {
         session.executeUpdate(dialect.insertSelect(gathered, table, plan.schema()), null);
       }
+      tableTouched = true;
       if (plan.change() == TableChange.REPLACE) {
         swap(session, gathered);
       } else {
@@ -197,6 +214,7 @@ final class JobCommitter {
       }
       return rest;
     }
+    tableTouched = true;
     switch (plan.change()) {
       case DELETE_ROWS:
         session.executeUpdate(dialect.deleteAll(target), null);
