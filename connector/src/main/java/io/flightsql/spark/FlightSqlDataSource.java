@@ -80,7 +80,7 @@ public final class FlightSqlDataSource
           SourceQuery.sql(
               config,
               session.sessionHasDefaults(),
-              () -> Dialects.resolve(config.dialect(), session.capabilities()));
+              () -> Dialects.resolve(config.dialect(), session.capabilities()).dialect());
       arrowSchema = session.resultSchema(sql);
     }
     StructType schema = ArrowToSpark.toSparkSchema(arrowSchema, config.typeOptions());

@@ -10,6 +10,7 @@ import io.flightsql.spark.config.OptionSources;
 import io.flightsql.spark.config.ReadWriteOptions;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -35,7 +36,7 @@ final class CatalogConnection {
   private final String name;
   private final Map<String, String> properties;
   private ServerCapabilities capabilities;
-  private Dialect dialect;
+  private ResolvedDialect dialect;
   private List<String> serverCatalogs;
 
   CatalogConnection(String name, Map<String, String> properties) {
@@ -79,7 +80,8 @@ final class CatalogConnection {
   FlightSqlReadConfig readConfig(Map<String, String> statementOptions, TableRef table) {
     Map<String, String> options = tableOptions(statementOptions);
     options.put(
-        ReadWriteOptions.DBTABLE.name(), dialect == null ? table.toString() : dialect.table(table));
+        ReadWriteOptions.DBTABLE.name(),
+        dialect == null ? table.toString() : dialect.dialect().table(table));
     return FlightSqlReadConfig.from(options);
   }
 
@@ -125,7 +127,7 @@ final class CatalogConnection {
   /** The server's dialect, found once with {@link #capabilities}. */
   synchronized Dialect dialect(FlightSqlSession session) {
     capabilities(session);
-    return dialect;
+    return dialect.dialect();
   }
 
   /** What the server can do when it is known already, else null. */
@@ -133,8 +135,8 @@ final class CatalogConnection {
     return capabilities;
   }
 
-  /** The dialect when it is known already, else null. */
-  synchronized Dialect knownDialect() {
+  /** The dialect, and how it was established, when it is known already, else null. */
+  synchronized ResolvedDialect knownDialect() {
     return dialect;
   }
 

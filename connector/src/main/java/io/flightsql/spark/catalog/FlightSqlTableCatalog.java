@@ -4,6 +4,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.ServerSchema;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.Warmup;
 import io.flightsql.spark.config.FlightSqlReadConfig;
@@ -149,7 +150,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
 
   private UnsupportedOperationException namespacesAreTheServers(String statement) {
     return new UnsupportedOperationException(
-        "[flightsql] Catalog '"
+        FlightErrors.message("Catalog '")
             + name()
             + "' does not run "
             + statement
@@ -180,13 +181,13 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       } catch (FlightSqlConnectorException e) {
         if ("UNIMPLEMENTED".equals(e.statusCode())) {
           throw new UnsupportedOperationException(
-              "[flightsql] "
-                  + session.server()
-                  + " does not list its tables (GetTables is UNIMPLEMENTED), so catalog '"
-                  + name()
-                  + "' cannot show them. Tables can still be read by name: SELECT * FROM "
-                  + name()
-                  + ".<namespace>.<table>.",
+              FlightErrors.message(
+                  session.server()
+                      + " does not list its tables (GetTables is UNIMPLEMENTED), so catalog '"
+                      + name()
+                      + "' cannot show them. Tables can still be read by name: SELECT * FROM "
+                      + name()
+                      + ".<namespace>.<table>."),
               e);
         }
         throw e;
@@ -240,14 +241,19 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
     return probed(session, dialect, table.ref(), table.type());
   }
 
-  /** The table from the schema of a query that returns no row; null if the query fails. */
+  /**
+   * The table from the schema of a query that returns no row. Without a listing ({@code tableType}
+   * null), a query the server refuses means there is no such table, and gives null; a failure of
+   * the call itself (the server unreachable, the credentials refused, a deadline) says nothing of
+   * the table and is raised, so that it never reads as "table not found".
+   */
   private Table probed(
       FlightSqlSession session, Dialect dialect, TableRef table, String tableType) {
     Schema columns;
     try {
       columns = session.resultSchema("SELECT * FROM " + dialect.table(table) + " WHERE 1 = 0");
     } catch (FlightSqlConnectorException e) {
-      if (tableType == null) {
+      if (tableType == null && !FlightErrors.isAboutTheCall(e)) {
         LOG.info("No table {} on {}: {}", table, session.server(), e.getMessage());
         return null;
       }
@@ -270,7 +276,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       throws TableAlreadyExistsException, NoSuchNamespaceException {
     if (partitions.length > 0) {
       throw new UnsupportedOperationException(
-          "[flightsql] Catalog '"
+          FlightErrors.message("Catalog '")
               + name()
               + "' cannot create partitioned tables (PARTITIONED BY): Flight SQL has no way to"
               + " say how. Create the table without PARTITIONED BY.");
@@ -296,7 +302,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) {
     throw new UnsupportedOperationException(
-        "[flightsql] Catalog '"
+        FlightErrors.message("Catalog '")
             + name()
             + "' does not alter tables, other than ALTER TABLE ... RENAME TO where the server's"
             + " dialect has a statement for it. Alter the table on the server itself.");
@@ -331,7 +337,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
         TableRef wanted = namespaces.tableRef(session, newIdent);
         if (!ServerNamespaces.samePlace(from, wanted, caseSensitive)) {
           throw new UnsupportedOperationException(
-              "[flightsql] Catalog '"
+              FlightErrors.message("Catalog '")
                   + name()
                   + "' renames a table only within its namespace: "
                   + from
@@ -349,7 +355,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       Optional<String> sql = dialect.renameTable(from, newIdent.name());
       if (!sql.isPresent()) {
         throw new UnsupportedOperationException(
-            "[flightsql] Dialect '"
+            FlightErrors.message("Dialect '")
                 + dialect.name()
                 + "' has no statement to rename a table, so catalog '"
                 + name()

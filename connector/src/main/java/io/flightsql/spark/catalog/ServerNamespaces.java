@@ -3,6 +3,7 @@ package io.flightsql.spark.catalog;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.ServerSchema;
 import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -101,11 +102,11 @@ final class ServerNamespaces {
         return new TableRef(namespace[0], namespace[1], ident.name());
       default:
         throw new IllegalArgumentException(
-            "[flightsql] "
-                + ident
-                + " has "
-                + namespace.length
-                + " namespace levels; a Flight SQL server has at most two (catalog.schema).");
+            FlightErrors.message(
+                ident
+                    + " has "
+                    + namespace.length
+                    + " namespace levels; a Flight SQL server has at most two (catalog.schema)."));
     }
   }
 

@@ -240,6 +240,16 @@ public final class FlightSqlSession implements AutoCloseable {
         "DoPut(CommandStatementUpdate)", client -> client.executeUpdate(statement, transactionId));
   }
 
+  /**
+   * Runs a statement that should finish at once, outside any transaction (a clean-up, such as
+   * dropping a staging table), within the deadline of metadata calls ({@code callTimeout}, else
+   * {@code streamIdleTimeout}) rather than none: a server that holds it behind another
+   * transaction's lock fails it, naming the option, instead of holding the job.
+   */
+  public long executeUpdateBounded(String statement) {
+    return call("DoPut(CommandStatementUpdate)", client -> client.executeUpdateBounded(statement));
+  }
+
   /** Begins a transaction; its id goes with later calls that belong to it. */
   public byte[] beginTransaction() {
     return call("BeginTransaction", FlightSqlClientWithOptions::beginTransaction);

@@ -2,11 +2,11 @@ package io.flightsql.spark.client;
 
 import com.google.protobuf.Any;
 import io.flightsql.spark.client.metadata.ServerFacts;
+import io.flightsql.spark.client.transport.CallBudget;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
-import io.flightsql.spark.client.transport.SessionClients;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -33,9 +33,12 @@ import org.slf4j.LoggerFactory;
  * planning is cancelled ({@link PlanningCancellation}, or an interrupt of the thread), the query is
  * cancelled on the server (CancelFlightInfo, or the cancellation of the GetFlightInfo call for a
  * server that does not poll) and planning fails with a {@link FlightSqlConnectorException} saying
- * why. Not thread-safe: one per planning.
+ * why; the pauses before retries of failed calls end early then too ({@link CallBudget}). The first
+ * PollFlightInfo and a GetFlightInfo may take as long as the query does, and have no deadline but
+ * these options; the polls after the first should be answered at once, and have the deadline of
+ * metadata calls. Not thread-safe: one per planning.
  */
-final class QueryPlanner {
+final class QueryPlanner implements CallBudget {
   private static final Logger LOG = LoggerFactory.getLogger(QueryPlanner.class);
 
   static final String POLL = "PollFlightInfo";
@@ -78,7 +81,7 @@ final class QueryPlanner {
     if (!facts.lacks(POLL)) {
       PollInfo first;
       try {
-        first = client.poll(descriptor(), remainingMillis());
+        first = client.poll(descriptor(), this);
       } catch (FlightRuntimeException e) {
         if (e.status().code() == FlightStatusCode.UNIMPLEMENTED) {
           facts.noteLacking(POLL);
@@ -87,7 +90,8 @@ final class QueryPlanner {
               server);
           return getFlightInfo();
         }
-        if (!mayNotKnowPolling(e.status().code()) || facts.answers(POLL)) {
+        // Not for failures of the connection, the credentials or the deadline.
+        if (FlightErrors.isAboutTheCall(e) || facts.answers(POLL) || stopReason().isPresent()) {
           throw callFailed(POLL, e, null);
         }
         // Some servers answer a call they lack with another status than UNIMPLEMENTED; the query
@@ -97,7 +101,7 @@ final class QueryPlanner {
         try {
           return getFlightInfo();
         } catch (RuntimeException second) {
-          second.addSuppressed(e);
+          second.addSuppressed(FlightErrors.rpcFailed(POLL, server, e));
           throw second;
         }
       }
@@ -105,24 +109,6 @@ final class QueryPlanner {
       return poll(first);
     }
     return getFlightInfo();
-  }
-
-  /**
-   * Whether a failed first PollFlightInfo may be a server that lacks the call without saying
-   * UNIMPLEMENTED; not for failures of the connection, the credentials or the deadline.
-   */
-  private static boolean mayNotKnowPolling(FlightStatusCode code) {
-    switch (code) {
-      case UNAVAILABLE:
-      case UNAUTHENTICATED:
-      case UNAUTHORIZED:
-      case TIMED_OUT:
-      case CANCELLED:
-      case RESOURCE_EXHAUSTED:
-        return false;
-      default:
-        return true;
-    }
   }
 
   private FlightInfo poll(PollInfo first) {
@@ -133,12 +119,12 @@ final class QueryPlanner {
       Optional<FlightDescriptor> again = poll.getFlightDescriptor();
       if (!again.isPresent()) {
         if (poll.getFlightInfo() == null) {
-          throw new FlightSqlConnectorException(
-              "[flightsql] PollFlightInfo failed for "
-                  + server
-                  + ": the server said the query is complete but sent no FlightInfo",
-              "INTERNAL",
-              "complete PollInfo without a FlightInfo",
+          throw FlightErrors.failure(
+              POLL,
+              server,
+              FlightStatusCode.INTERNAL,
+              "the server said the query is complete but sent no FlightInfo",
+              null,
               null);
         }
         if (System.nanoTime() - startNanos >= PROGRESS_LOG_INTERVAL.toNanos()) {
@@ -160,7 +146,7 @@ final class QueryPlanner {
       pauseOrStop(pause, sofar);
       pause = Math.min(pause * 2, MAX_POLL_PAUSE_MILLIS);
       try {
-        poll = client.poll(again.get(), remainingMillis());
+        poll = client.pollAgain(again.get(), this);
       } catch (FlightRuntimeException e) {
         // An interrupt or the deadline of queryTimeout that lands during the call ends it on the
         // client only (gRPC keeps the interrupt flag): the query is cancelled on the server as
@@ -193,58 +179,77 @@ final class QueryPlanner {
   }
 
   private void stopIfCancelledOrLate(FlightInfo sofar) {
-    Optional<String> reason =
-        Thread.currentThread().isInterrupted()
-            ? Optional.of("the planning thread was interrupted")
-            : cancellation.reason();
+    Optional<String> reason = stopReason();
     if (reason.isPresent()) {
-      throw cancelled(reason.get(), cancelOnServer(sofar));
+      throw cancelled(reason.get(), cancelOnServer(sofar), null);
     }
     if (late()) {
-      throw timedOut(cancelOnServer(sofar));
+      throw timedOut(cancelOnServer(sofar), null);
     }
   }
 
   private FlightInfo getFlightInfo() {
     FlightInfo info;
     try {
-      info = client.execute(query, remainingMillis());
+      info = client.execute(query, this);
     } catch (FlightRuntimeException e) {
       throw callFailed("GetFlightInfo", e, null);
     }
     Optional<String> reason = cancellation.reason();
     if (reason.isPresent()) {
       // Planned, but nobody wants the result: let the server drop it.
-      throw cancelled(reason.get(), cancelOnServer(info));
+      throw cancelled(reason.get(), cancelOnServer(info), null);
     }
     return info;
   }
 
   /**
-   * A failed call during planning: past option {@code queryTimeout}, or cut by an interrupt, it is
-   * said so (and the query cancelled on the server when there is a FlightInfo to cancel).
+   * A failed call during planning. One cut short (cancelled, past its deadline, or failed in a way
+   * a retry might have mended) while planning was cancelled or past option {@code queryTimeout} is
+   * reported as that, and the query cancelled on the server when there is a FlightInfo to cancel;
+   * any other failure is reported as it is.
    */
   private FlightSqlConnectorException callFailed(
       String rpc, FlightRuntimeException e, FlightInfo sofar) {
     FlightStatusCode code = e.status().code();
-    if (Thread.currentThread().isInterrupted() && code == FlightStatusCode.CANCELLED) {
-      FlightSqlConnectorException failure =
-          cancelled(
-              "the planning thread was interrupted",
-              sofar == null ? rpc + " was cancelled" : cancelOnServer(sofar));
-      failure.addSuppressed(e);
-      return failure;
+    boolean cutShort =
+        code == FlightStatusCode.CANCELLED
+            || code == FlightStatusCode.TIMED_OUT
+            || FlightErrors.isRetryable(e);
+    Optional<String> reason = cutShort ? stopReason() : Optional.empty();
+    if (reason.isPresent() || (cutShort && late())) {
+      String outcome;
+      if (sofar != null) {
+        outcome = cancelOnServer(sofar);
+      } else if (code == FlightStatusCode.CANCELLED || code == FlightStatusCode.TIMED_OUT) {
+        outcome =
+            rpc
+                + (reason.isPresent()
+                    ? " was cancelled"
+                    : " passed its deadline and was cancelled");
+      } else {
+        outcome = rpc + " failed with " + code + " and was not tried again";
+      }
+      return reason.isPresent() ? cancelled(reason.get(), outcome, e) : timedOut(outcome, e);
     }
-    if (code == FlightStatusCode.TIMED_OUT && late()) {
-      FlightSqlConnectorException failure =
-          timedOut(
-              sofar == null
-                  ? rpc + " passed its deadline and was cancelled"
-                  : cancelOnServer(sofar));
-      failure.addSuppressed(e);
-      return failure;
-    }
-    return SessionClients.failed(rpc, server, e);
+    return FlightErrors.rpcFailed(rpc, server, e);
+  }
+
+  /** Why planning must stop now: the thread was interrupted, or the planning cancelled. */
+  private Optional<String> stopReason() {
+    return Thread.currentThread().isInterrupted()
+        ? Optional.of("the planning thread was interrupted")
+        : cancellation.reason();
+  }
+
+  @Override
+  public long millisLeft() {
+    return timeoutMillis <= 0 ? Long.MAX_VALUE : timeoutMillis - elapsedMillis();
+  }
+
+  @Override
+  public boolean stopped() {
+    return cancellation.reason().isPresent();
   }
 
   /**
@@ -269,37 +274,33 @@ final class QueryPlanner {
     }
   }
 
-  private FlightSqlConnectorException timedOut(String cancellationOutcome) {
-    String detail =
-        "the query was not planned within option 'queryTimeout' (" + timeoutMillis + " ms)";
-    return new FlightSqlConnectorException(
-        "[flightsql] Planning failed for "
-            + server
-            + ": TIMED_OUT: "
-            + detail
-            + "; "
-            + cancellationOutcome
-            + ". Raise 'queryTimeout', or leave it unset for no limit. Query: "
-            + abbreviated(),
-        "TIMED_OUT",
-        detail,
-        null);
+  private FlightSqlConnectorException timedOut(String cancellationOutcome, Throwable cause) {
+    return FlightErrors.failure(
+        "Planning",
+        server,
+        FlightStatusCode.TIMED_OUT,
+        "the query was not planned within option 'queryTimeout' ("
+            + timeoutMillis
+            + " ms); "
+            + cancellationOutcome,
+        "Raise 'queryTimeout', or leave it unset for no limit. Query: " + abbreviated(),
+        cause);
   }
 
-  private FlightSqlConnectorException cancelled(String reason, String cancellationOutcome) {
-    String detail = "planning was cancelled after " + elapsedSeconds() + " s: " + reason;
-    return new FlightSqlConnectorException(
-        "[flightsql] Planning failed for "
-            + server
-            + ": CANCELLED: "
-            + detail
+  private FlightSqlConnectorException cancelled(
+      String reason, String cancellationOutcome, Throwable cause) {
+    return FlightErrors.failure(
+        "Planning",
+        server,
+        FlightStatusCode.CANCELLED,
+        "planning was cancelled after "
+            + elapsedSeconds()
+            + " s: "
+            + reason
             + "; "
-            + cancellationOutcome
-            + ". Query: "
-            + abbreviated(),
-        "CANCELLED",
-        detail,
-        null);
+            + cancellationOutcome,
+        "Query: " + abbreviated(),
+        cause);
   }
 
   /** What to cancel while polling: the FlightInfo so far, else one naming the poll descriptor. */
@@ -312,11 +313,6 @@ final class QueryPlanner {
   private FlightDescriptor descriptor() {
     return FlightDescriptor.command(
         Any.pack(CommandStatementQuery.newBuilder().setQuery(query).build()).toByteArray());
-  }
-
-  /** What is left of option queryTimeout, at least 1 ms; 0 without it. */
-  private long remainingMillis() {
-    return timeoutMillis <= 0 ? 0 : Math.max(1, timeoutMillis - elapsedMillis());
   }
 
   /** Whether planning has passed option queryTimeout. */

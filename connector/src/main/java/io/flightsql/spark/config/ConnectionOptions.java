@@ -104,41 +104,59 @@ public final class ConnectionOptions {
       OptionTypes.duration("connectTimeout", SCOPE)
           .defaultValue(Duration.ofSeconds(30))
           .description(
-              "How long to wait for a TCP connection (and its TLS handshake) to the server.");
+              "How long to wait for a connection to the server: the TCP connection, its TLS"
+                  + " handshake and the HTTP/2 handshake. Every call waits for its connection"
+                  + " first, so a server (or a proxy in front of one) that accepts connections but"
+                  + " never answers fails the call after this long, as UNAVAILABLE naming this"
+                  + " option.");
 
   public static final OptionSpec<Duration> CALL_TIMEOUT =
       OptionTypes.duration("callTimeout", SCOPE)
           .description(
-              "The deadline of each call to the server; none by default. A DoGet (the reading of"
-                  + " a partition) is bounded until its first message (the schema) arrives, not"
-                  + " for the whole stream (`streamIdleTimeout` bounds each wait for its next"
-                  + " batch); an upload (DoPut) is not bounded, as its length depends on the data."
-                  + " A call past it fails with DEADLINE_EXCEEDED.");
+              "The deadline of each call to the server; none by default. Unset, calls the"
+                  + " server answers without work proportional to the data (metadata, transactions,"
+                  + " prepared statements, session options, the polls of a query being run) get"
+                  + " `streamIdleTimeout` as their deadline, and a query's GetFlightInfo (or first"
+                  + " PollFlightInfo) and statements have none: a dead connection under them is"
+                  + " found by `keepAliveTime`, and `queryTimeout` bounds planning. A DoGet (the"
+                  + " reading of a partition) is bounded until its first message (the schema)"
+                  + " arrives, not for the whole stream (`streamIdleTimeout` bounds each wait for"
+                  + " its next batch); an upload (DoPut) is not bounded, as its length depends on"
+                  + " the data. A call past it fails with TIMED_OUT naming this option.");
 
   public static final OptionSpec<Duration> KEEP_ALIVE_TIME =
       OptionTypes.durationOrOff("keepAliveTime", SCOPE)
-          .defaultValue(Duration.ZERO)
+          .defaultValue(Duration.ofMinutes(5))
           .description(
-              "gRPC keepalive: how long a connection may be silent before the client pings the"
-                  + " server, so that a dead peer (a server that vanished, a half-open connection"
-                  + " after a network partition) under an open call is found even while it sends nothing. Off"
-                  + " (`0`) by default. Trade-off: gRPC servers refuse pings more often than every"
-                  + " 5 minutes by default and close the connection (GOAWAY `too_many_pings`),"
-                  + " failing the calls on it; use less than `5m` only with a server configured to"
-                  + " permit it (in grpc-java, `permitKeepAliveTime`). `streamIdleTimeout` bounds a"
-                  + " silent stream without any server setting.");
+              "gRPC keepalive, while calls are open: after this long without a byte from the"
+                  + " server, the client pings it, and closes the connection when the ping is not"
+                  + " answered within 20 s, failing its calls with UNAVAILABLE (`Keepalive"
+                  + " failed`). This is what bounds a call on a connection that went dead (a"
+                  + " server that vanished, a network partition, a proxy that stopped forwarding)"
+                  + " while the server may legitimately be silent, such as a query planned for"
+                  + " minutes: the server's HTTP/2 layer answers pings however busy the query is."
+                  + " Between 5 minutes and 5 minutes 20 s by default. gRPC servers (grpc-java,"
+                  + " arrow-go) close connections that ping more often than every 5 minutes"
+                  + " (GOAWAY `too_many_pings`) while they send nothing, which fails a long"
+                  + " query: use less than `5m` only with a server configured to permit it (in"
+                  + " grpc-java, `permitKeepAliveTime`). At least 10 s; `0` turns pings off. See"
+                  + " docs/operations.md.");
 
   public static final OptionSpec<Integer> MAX_RETRIES =
       OptionTypes.intUpTo("maxRetries", 10, SCOPE)
           .defaultValue(3)
           .description(
-              "How many times a planning call (GetFlightInfo, GetSchema, GetSqlInfo, GetTables)"
-                  + " that fails with UNAVAILABLE (server restarting, connection refused or reset)"
-                  + " is tried again, after an exponential back-off with jitter (0.25 to 0.5 s,"
-                  + " then 0.5 to 1 s, 1 to 2 s, ..., at most 10 s). `0` turns retries off. Statements, uploads (DoPut) and"
-                  + " transactions are never retried, as they are not idempotent; a partition's"
-                  + " DoGet that fails with UNAVAILABLE before any of its rows reached Spark is"
-                  + " tried once more after 1 to 2 s, on the endpoint's other locations first.");
+              "How many times a planning call (GetFlightInfo, PollFlightInfo, GetSchema,"
+                  + " GetSqlInfo, GetTables, GetCatalogs, GetDbSchemas) is tried again when it"
+                  + " fails with UNAVAILABLE (server restarting, connection refused, reset or"
+                  + " closed by keepalive) or its stream is reset (INTERNAL with RST_STREAM, a"
+                  + " server killed mid-call), after an exponential back-off with jitter (0.25 to"
+                  + " 0.5 s, then 0.5 to 1 s, 1 to 2 s, ..., at most 10 s). A pause ends early,"
+                  + " and the read fails, when `queryTimeout` passes or planning is cancelled. `0`"
+                  + " turns retries off. Statements, uploads (DoPut) and transactions are never"
+                  + " retried, as they are not idempotent; a partition's DoGet that fails with"
+                  + " UNAVAILABLE before any of its rows reached Spark is tried once more after 1"
+                  + " to 2 s, on the endpoint's other locations first.");
 
   public static final OptionSpec<Integer> MAX_INBOUND_MESSAGE_SIZE =
       OptionTypes.positiveInt("maxInboundMessageSize", "a positive number of bytes", SCOPE)

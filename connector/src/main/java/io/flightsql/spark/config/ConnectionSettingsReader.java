@@ -23,6 +23,8 @@ final class ConnectionSettingsReader {
 
   private static final String HEADER_PREFIX = ConnectionOptions.HEADER.prefix().get();
 
+  private static final long MIN_KEEP_ALIVE_MILLIS = 10_000;
+
   private ConnectionSettingsReader() {}
 
   static ConnectionSettings from(OptionReader reader) {
@@ -38,7 +40,7 @@ final class ConnectionSettingsReader {
         .optional(ConnectionOptions.CALL_TIMEOUT)
         .ifPresent(timeout -> settings.callTimeoutMillis(timeout.toMillis()));
     settings.streamIdleTimeoutMillis(reader.value(ReadWriteOptions.STREAM_IDLE_TIMEOUT).toMillis());
-    settings.keepAliveTimeMillis(reader.value(ConnectionOptions.KEEP_ALIVE_TIME).toMillis());
+    settings.keepAliveTimeMillis(keepAliveTimeMillis(reader));
     settings.maxRetries(reader.value(ConnectionOptions.MAX_RETRIES));
     settings.maxInboundMessageSize(reader.value(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE));
     if (reader.value(ConnectionOptions.ALLOW_INSECURE_LOCATIONS)) {
@@ -48,6 +50,20 @@ final class ConnectionSettingsReader {
         reader.given(ReadWriteOptions.CATALOG).orElse(null),
         reader.given(ReadWriteOptions.SCHEMA).orElse(null));
     return settings.build();
+  }
+
+  /** gRPC pings no more often than every 10 s, and would raise a shorter time silently. */
+  private static long keepAliveTimeMillis(OptionReader reader) {
+    long millis = reader.value(ConnectionOptions.KEEP_ALIVE_TIME).toMillis();
+    if (millis > 0 && millis < MIN_KEEP_ALIVE_MILLIS) {
+      throw new IllegalArgumentException(
+          "Invalid value '"
+              + reader.given(ConnectionOptions.KEEP_ALIVE_TIME).orElse(millis + "ms")
+              + "' for option '"
+              + ConnectionOptions.KEEP_ALIVE_TIME.name()
+              + "': expected 0 (no pings) or at least 10s, gRPC's shortest keepalive time");
+    }
+    return millis;
   }
 
   private static void credentials(OptionReader reader, ConnectionSettings.Builder settings) {

@@ -16,14 +16,16 @@ public final class ReadWriteOptions {
           .defaultValue(Duration.ofMinutes(5))
           .description(
               "How long a stream may bring nothing before it is cancelled: a read's DoGet waiting"
-                  + " for its next record batch (its first one included), and a write's DoPut"
-                  + " waiting for the server to take more data or to acknowledge it. The task then"
-                  + " fails with an error naming this option, the server and the partition, and"
-                  + " Spark's task retry reads or writes the partition again. A slow but steady"
-                  + " stream is never cut, however long it takes in total. Unless `callTimeout` is"
-                  + " set, it is also the deadline of the calls that are neither queries nor"
-                  + " statements (metadata, transactions, prepared statements), so that a"
-                  + " connection that stopped carrying bytes fails them too. `0` waits forever.");
+                  + " for its next record batch (its first one included), the answer of a metadata"
+                  + " call or probe, and a write's DoPut waiting for the server to take more data"
+                  + " or to acknowledge it. The task then fails with an error naming this option,"
+                  + " the server and the partition, and Spark's task retry reads or writes the"
+                  + " partition again. A slow but steady stream is never cut, however long it"
+                  + " takes in total. Unless `callTimeout` is set, it is also the deadline of the"
+                  + " calls a server answers without work proportional to the data (metadata,"
+                  + " transactions, prepared statements, session options, and each PollFlightInfo"
+                  + " after the first), so that a server or connection that stopped answering fails"
+                  + " them too. `0` waits forever. See docs/operations.md.");
 
   /** The value of option {@code dialect} that lets the connector choose from the server's name. */
   public static final String AUTO_DIALECT = "auto";

@@ -6,29 +6,17 @@ import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
-import org.apache.spark.sql.types.BinaryType;
-import org.apache.spark.sql.types.BooleanType;
-import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.FloatType;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.ShortType;
-import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.types.TimestampNTZType;
-import org.apache.spark.sql.types.TimestampType;
 
 /**
  * The SQL one family of servers speaks, as far as the connector writes it: quoted identifiers,
  * literals ({@link Literals}), the clauses that compare, match, order, limit and skip rows, the
  * column types of a {@code CREATE TABLE} and the statements around a write. Each server family is
  * one subclass, as Spark's {@code JdbcDialect}s are; this class holds what they share, which is
- * ANSI SQL. Reads, writes and the catalog choose a dialect by one rule ({@link Dialects#resolve}).
+ * ANSI SQL. Reads, writes and the catalog choose a dialect by one rule ({@link Dialects#resolve}),
+ * which also says how sure that choice is ({@link ResolvedDialect}).
  *
  * <p>What a dialect cannot write so that the server computes exactly what Spark would, it answers
  * empty for, and the caller leaves that work to Spark. This is the only place where the connector
@@ -40,16 +28,7 @@ import org.apache.spark.sql.types.TimestampType;
 public abstract class Dialect implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** The escape character of LIKE patterns; not a backslash, which some servers treat as one. */
-  static final char LIKE_ESCAPE = '!';
-
   private final String quote;
-
-  /** False where the server's quoting could not be established and this one is a guess. */
-  private boolean quotingKnown = true;
-
-  /** True where neither the user nor the server's name chose this dialect. */
-  private boolean sqlGuessed;
 
   /**
    * @param serverQuote the server's identifier quote (GetSqlInfo SQL_IDENTIFIER_QUOTE_CHAR), or
@@ -66,39 +45,6 @@ public abstract class Dialect implements Serializable {
   /** The characters that quote identifiers. */
   public final String quote() {
     return quote;
-  }
-
-  /**
-   * Whether the quote is established: named by the user (option {@code dialect}), by the server
-   * (GetSqlInfo) or by a probe. Where it is not, a quoted name could be read as a string, so
-   * nothing that names a column may be sent.
-   */
-  public final boolean quotingKnown() {
-    return quotingKnown;
-  }
-
-  /** Marks this dialect, just made, as a guess; see {@link #quotingKnown()}. */
-  final Dialect withQuotingUnknown() {
-    quotingKnown = false;
-    sqlGuessed = true;
-    return this;
-  }
-
-  /**
-   * Whether the server's SQL beyond its quoting is a guess: neither the user (option {@code
-   * dialect}) nor the server's name chose this dialect. What is pushed in it is then first tried on
-   * the server with a query that returns no row, and kept only where the server takes it.
-   */
-  public final boolean sqlGuessed() {
-    return sqlGuessed;
-  }
-
-  /**
-   * Marks this dialect, just made, as chosen without the server's name; see {@link #sqlGuessed}.
-   */
-  final Dialect withSqlGuessed() {
-    sqlGuessed = true;
-    return this;
   }
 
   /** An identifier between quotes, or empty for one that cannot be written safely. */
@@ -236,36 +182,9 @@ public abstract class Dialect implements Serializable {
    * Spark's STARTS_WITH, ENDS_WITH and CONTAINS: case-sensitive, NULL where the column is NULL.
    */
   public Optional<String> stringMatch(String column, String function, String text) {
-    String escaped = escapeLike(text);
-    String pattern;
-    switch (function) {
-      case "STARTS_WITH":
-        pattern = escaped + "%";
-        break;
-      case "ENDS_WITH":
-        pattern = "%" + escaped;
-        break;
-      case "CONTAINS":
-        pattern = "%" + escaped + "%";
-        break;
-      default:
-        return Optional.empty();
-    }
-    return stringLiteral(pattern)
-        .map(p -> "(" + column + " LIKE " + p + " ESCAPE '" + LIKE_ESCAPE + "')");
-  }
-
-  /** {@code text} as a LIKE pattern that matches only itself: wildcards and the escape escaped. */
-  static String escapeLike(String text) {
-    StringBuilder out = new StringBuilder(text.length() + 8);
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == '%' || c == '_' || c == LIKE_ESCAPE) {
-        out.append(LIKE_ESCAPE);
-      }
-      out.append(c);
-    }
-    return out.toString();
+    return LikePatterns.of(function, text)
+        .flatMap(this::stringLiteral)
+        .map(p -> "(" + column + " LIKE " + p + " ESCAPE '" + LikePatterns.ESCAPE + "')");
   }
 
   /** Null-safe equality, as Spark's {@code <=>}: true or false, never NULL. */
@@ -340,47 +259,7 @@ public abstract class Dialect implements Serializable {
 
   /** The SQL type of a top-level column of Spark type {@code type}, or null when there is none. */
   protected String typeName(DataType type) {
-    if (type instanceof BooleanType) {
-      return "BOOLEAN";
-    }
-    if (type instanceof ByteType || type instanceof ShortType) {
-      return "SMALLINT";
-    }
-    if (type instanceof IntegerType) {
-      return "INTEGER";
-    }
-    if (type instanceof LongType) {
-      return "BIGINT";
-    }
-    if (type instanceof FloatType) {
-      return "REAL";
-    }
-    if (type instanceof DoubleType) {
-      return "DOUBLE PRECISION";
-    }
-    if (type instanceof DecimalType) {
-      return "DECIMAL("
-          + ((DecimalType) type).precision()
-          + ", "
-          + ((DecimalType) type).scale()
-          + ")";
-    }
-    if (type instanceof StringType) {
-      return "VARCHAR";
-    }
-    if (type instanceof BinaryType) {
-      return "VARBINARY";
-    }
-    if (type instanceof DateType) {
-      return "DATE";
-    }
-    if (type instanceof TimestampType) {
-      return "TIMESTAMP WITH TIME ZONE";
-    }
-    if (type instanceof TimestampNTZType) {
-      return "TIMESTAMP";
-    }
-    return null;
+    return StandardTypes.of(type);
   }
 
   /** {@code CREATE TABLE} for a DataFrame's schema. */
@@ -478,10 +357,6 @@ public abstract class Dialect implements Serializable {
 
   @Override
   public final String toString() {
-    return name()
-        + " (identifiers quoted with "
-        + quote
-        + (quotingKnown ? "" : ", a guess: nothing naming a column is pushed")
-        + ")";
+    return name() + " (identifiers quoted with " + quote + ")";
   }
 }

@@ -17,8 +17,8 @@ import java.util.function.Function;
  * sqlite 3} only in its version); else Spark SQL where the quoting probe found the server reads
  * {@code "c"} as a string; else ANSI. Identifiers are quoted with the server's
  * SQL_IDENTIFIER_QUOTE_CHAR, or the quote the probe established, else with the dialect's own quote;
- * where neither the user, the server nor the probe established the quote, the dialect says so
- * ({@link Dialect#quotingKnown()}) and nothing naming a column is pushed.
+ * where neither the user, the server nor the probe established the quote, the result says so
+ * ({@link ResolvedDialect#quotingKnown()}) and nothing naming a column is pushed.
  */
 public final class Dialects {
   /** A dialect: its option value, the words in a server's name that mean it, how to build it. */
@@ -64,15 +64,16 @@ public final class Dialects {
   }
 
   /**
-   * The dialect a read, write or catalog uses.
+   * The dialect a read, write or catalog uses, and how it was established.
    *
    * @param option the value of option {@code dialect}, empty for {@code auto}
-   * @param capabilities what the server said of itself (GetSqlInfo)
+   * @param capabilities what the server said of itself (GetSqlInfo), and what the quoting probe
+   *     found where it said nothing
    */
-  public static Dialect resolve(Optional<String> option, ServerCapabilities capabilities) {
+  public static ResolvedDialect resolve(Optional<String> option, ServerCapabilities capabilities) {
     String quote = capabilities.identifierQuote();
     if (option.isPresent()) {
-      return named(option.get(), quote);
+      return new ResolvedDialect(named(option.get(), quote), ResolvedDialect.Quoting.NAMED_BY_USER);
     }
     Optional<Entry> byName = byServerWord(capabilities.serverName());
     if (!byName.isPresent()) {
@@ -80,13 +81,18 @@ public final class Dialects {
     }
     if (byName.isPresent()) {
       // The server's name establishes its dialect, and with it the dialect's own quote.
-      return byName.get().factory.apply(quote);
+      return new ResolvedDialect(
+          byName.get().factory.apply(quote), ResolvedDialect.Quoting.SERVER_NAME);
     }
-    if (capabilities.sparkSql()) {
-      return new SparkDialect(quote).withSqlGuessed();
-    }
-    Dialect ansi = ENTRIES.get(0).factory.apply(quote);
-    return capabilities.quotingKnown() ? ansi.withSqlGuessed() : ansi.withQuotingUnknown();
+    ResolvedDialect.Quoting quoting =
+        !capabilities.quotingKnown()
+            ? ResolvedDialect.Quoting.UNKNOWN
+            : capabilities.quoteProbed()
+                ? ResolvedDialect.Quoting.PROBE
+                : ResolvedDialect.Quoting.SQL_INFO;
+    Dialect dialect =
+        capabilities.sparkSql() ? new SparkDialect(quote) : ENTRIES.get(0).factory.apply(quote);
+    return new ResolvedDialect(dialect, quoting);
   }
 
   /**

@@ -1,15 +1,26 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.sql.PushedQuery;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.expressions.aggregate.Avg;
+import org.apache.spark.sql.connector.expressions.aggregate.Count;
+import org.apache.spark.sql.connector.expressions.aggregate.Sum;
 
 /**
- * The parts of Spark's {@link Aggregation}. Spark 4's Aggregation is a Java record, which code
- * compiled for Java 11 (for Spark 3.5 clusters) cannot call directly; Spark 3.5's is a class with
- * the same accessors, so the calls go through reflection on whichever is loaded.
+ * The parts of Spark's {@link Aggregation}, and the query that computes one on the server. Spark
+ * 4's Aggregation is a Java record, which code compiled for Java 11 (for Spark 3.5 clusters) cannot
+ * call directly; Spark 3.5's is a class with the same accessors, so the calls go through reflection
+ * on whichever is loaded.
  */
 final class Aggregations {
+  /** The name the server gives the i-th pushed aggregate's column. */
+  static final String ALIAS = "flightsql_agg_";
+
   private Aggregations() {}
 
   /** The aggregate functions of an aggregation. */
@@ -20,6 +31,51 @@ final class Aggregations {
   /** The GROUP BY expressions of an aggregation. */
   static Expression[] groupBys(Aggregation aggregation) {
     return (Expression[]) accessor(aggregation, "groupByExpressions");
+  }
+
+  /** How many columns the aggregated query has: the GROUP BY columns, then the aggregates. */
+  static int columns(Aggregation aggregation) {
+    return groupBys(aggregation).length + functions(aggregation).length;
+  }
+
+  /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
+  static boolean mergeable(Aggregation aggregation) {
+    for (AggregateFunc f : functions(aggregation)) {
+      if (f instanceof Avg
+          || (f instanceof Count && ((Count) f).isDistinct())
+          || (f instanceof Sum && ((Sum) f).isDistinct())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * {@code query} aggregated: the GROUP BY columns and then each aggregate (named {@link #ALIAS}
+   * and its position) in the select list; empty when the context cannot write one of them.
+   */
+  static Optional<PushedQuery> compose(
+      Aggregation aggregation, PushdownContext context, PushedQuery query) {
+    List<String> groups = new ArrayList<>();
+    List<String> select = new ArrayList<>();
+    for (Expression e : groupBys(aggregation)) {
+      Optional<String> sql = context.expressions.groupBy(e);
+      if (!sql.isPresent()) {
+        return Optional.empty();
+      }
+      groups.add(sql.get());
+      select.add(sql.get());
+    }
+    AggregateFunc[] functions = functions(aggregation);
+    for (int i = 0; i < functions.length; i++) {
+      Optional<String> sql = context.expressions.aggregate(functions[i]);
+      Optional<String> alias = context.dialect.identifier(ALIAS + i);
+      if (!sql.isPresent() || !alias.isPresent()) {
+        return Optional.empty();
+      }
+      select.add(sql.get() + " AS " + alias.get());
+    }
+    return Optional.of(query.select(select).groupBy(groups));
   }
 
   private static Object accessor(Object aggregation, String name) {

@@ -1,12 +1,13 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.PlannedEndpoint;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
-import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
@@ -35,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * composed query (GetFlightInfo) when Spark plans the job and makes one input partition per
  * FlightEndpoint. With {@code partitionColumn} or {@code predicates} each partition carries its own
  * query (the composed query with the partition's condition in its WHERE), which its executor runs.
- * Driver only. Its description, which EXPLAIN and the Spark UI show, lists what was pushed and the
- * SQL sent.
+ * Driver only; not Serializable (the partitions and reader factory it makes are). Its description,
+ * which EXPLAIN and the Spark UI show, lists what was pushed and the SQL sent.
  */
 final class FlightSqlScan implements Scan, Batch {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScan.class);
@@ -102,7 +103,7 @@ final class FlightSqlScan implements Scan, Batch {
             SourceQuery.sql(
                 config,
                 session.sessionHasDefaults(),
-                () -> Dialects.resolve(config.dialect(), session.capabilities()));
+                () -> Dialects.resolve(config.dialect(), session.capabilities()).dialect());
       }
       FlightInfo info =
           session.plan(
@@ -115,13 +116,12 @@ final class FlightSqlScan implements Scan, Batch {
       // as the same client (a server may keep a ticket to the session it was issued in).
       SessionState state = session.state();
       List<FlightEndpoint> endpoints = info.getEndpoints();
-      boolean reproducible = info.getOrdered() && SqlText.endsWithOrderBy(sql);
       for (int i = 0; i < endpoints.size(); i++) {
         FlightEndpoint endpoint = endpoints.get(i);
-        List<FlightUri> targets = session.targets(endpoint);
-        planned.add(
-            FlightSqlInputPartition.endpoint(
-                i, endpoints.size(), endpoint, targets, sql, state, plannedAt, reproducible));
+        PlannedEndpoint one =
+            PlannedEndpoint.of(
+                i, endpoints.size(), endpoint, session.targets(endpoint), sql, plannedAt);
+        planned.add(FlightSqlInputPartition.endpoint(one, state));
       }
     }
     LOG.info("Query on {} planned as {} partition(s): {}", config.uri(), planned.size(), sql);
@@ -186,8 +186,8 @@ final class FlightSqlScan implements Scan, Batch {
       PushedQuery split = query;
       if (!query.composed()) {
         // Nothing pushed, so nothing established the dialect: the partition conditions need it.
-        Dialect dialect = Dialects.resolve(config.dialect(), session.capabilities());
-        if (!dialect.quotingKnown()) {
+        ResolvedDialect resolved = Dialects.resolve(config.dialect(), session.capabilities());
+        if (!resolved.quotingKnown()) {
           throw new IllegalArgumentException(
               "Option 'partitionColumn' splits the read with conditions that name the column in"
                   + " SQL, but "
@@ -197,6 +197,7 @@ final class FlightSqlScan implements Scan, Batch {
                   + Dialects.names()
                   + "), or read without 'partitionColumn'.");
         }
+        Dialect dialect = resolved.dialect();
         boolean defaults = session.sessionHasDefaults();
         split =
             PushedQuery.over(
@@ -210,8 +211,7 @@ final class FlightSqlScan implements Scan, Batch {
       planned = new InputPartition[conditions.size()];
       for (int i = 0; i < planned.length; i++) {
         planned[i] =
-            FlightSqlInputPartition.query(
-                i, planned.length, split.sql(conditions.get(i)), config.uri(), state);
+            FlightSqlInputPartition.query(i, split.sql(conditions.get(i)), config.uri(), state);
       }
     }
     LOG.info(

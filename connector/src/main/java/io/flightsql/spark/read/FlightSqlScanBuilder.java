@@ -1,13 +1,9 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.metadata.ServerFacts;
-import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.sql.PushedQuery;
-import io.flightsql.spark.types.ArrowToSpark;
-import io.flightsql.spark.types.ComparableColumns;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -15,14 +11,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.sql.connector.expressions.Expression;
+import java.util.function.Supplier;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.aggregate.Avg;
-import org.apache.spark.sql.connector.expressions.aggregate.Count;
-import org.apache.spark.sql.connector.expressions.aggregate.Sum;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -41,11 +34,15 @@ import org.slf4j.LoggerFactory;
  * Builds the scan of one read, and with it the query the server runs: Spark pushes the columns it
  * needs, its filters, an aggregation, a limit, an offset and a top-N here, and each is taken when
  * its option allows it and the read's {@link Dialect} can write it so that the server computes what
- * Spark would. Driver only; not Serializable (the {@link PushedQuery} it builds is).
+ * Spark would. What is taken so far is one immutable {@link PushedQuery}; each step composes the
+ * next one and keeps it only where the server takes it. Driver only; not Serializable (the {@link
+ * PushedQuery} it builds is).
  *
  * <p>The dialect, and which columns the server compares as Spark does, are found the first time
  * something could be pushed (GetSqlInfo, and the query's Arrow schema when the table did not bring
- * it); a server that cannot tell gets nothing pushed.
+ * it); a server that cannot tell gets nothing pushed. Every question goes through one session
+ * ({@link PushdownProbes}), opened at the first and closed by {@link #build()}, or by the first
+ * failure, after which Spark builds nothing.
  */
 final class FlightSqlScanBuilder
     implements ScanBuilder,
@@ -57,13 +54,11 @@ final class FlightSqlScanBuilder
         SupportsPushDownTopN {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlScanBuilder.class);
 
-  /** The name the server gives the i-th pushed aggregate's column. */
-  private static final String AGGREGATE_ALIAS = "flightsql_agg_";
-
   private final StructType schema;
   private final FlightSqlReadConfig config;
   private final Set<String> knownComparable;
-  private final AtomicReference<Dialect> knownDialect;
+  private final AtomicReference<ResolvedDialect> knownDialect;
+  private final PushdownProbes probes;
 
   /**
    * Whether the read is split on the client into several queries, each selecting part of the source
@@ -76,18 +71,16 @@ final class FlightSqlScanBuilder
   private PushdownContext context;
   private boolean contextResolved;
 
+  /** The query as pushed so far; set when the context is resolved. */
+  private PushedQuery pushed;
+
+  // What Spark pushed, in Spark's terms, for pushedPredicates() and EXPLAIN; the SQL is in pushed.
   private final List<Predicate> pushedPredicates = new ArrayList<>();
-  private final List<String> where = new ArrayList<>();
-  private StructType required;
   private Aggregation aggregation;
   private boolean aggregationComplete;
-  private List<String> aggregateSelect;
-  private List<String> groupBy;
   private StructType aggregateSchema;
-  private int limit = -1;
-  private int offset;
   private SortOrder[] topN;
-  private List<String> orderBy = Collections.emptyList();
+  private StructType required;
 
   /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
@@ -99,25 +92,44 @@ final class FlightSqlScanBuilder
       StructType schema,
       FlightSqlReadConfig config,
       Set<String> knownComparable,
-      AtomicReference<Dialect> knownDialect) {
+      AtomicReference<ResolvedDialect> knownDialect) {
     this.schema = schema;
     this.config = config;
     this.knownComparable = knownComparable;
     this.knownDialect = knownDialect;
     this.clientPartitioned = config.partitioning().isClientSide();
+    this.probes = new PushdownProbes(config);
+  }
+
+  /**
+   * Runs one step of pushdown. A failure closes the probe session before it leaves the builder:
+   * Spark then never calls {@link #build()}.
+   */
+  private <T> T probing(Supplier<T> step) {
+    try {
+      return step.get();
+    } catch (RuntimeException | Error e) {
+      probes.closeAfter(e);
+      throw e;
+    }
   }
 
   /** The context, or null when nothing may be pushed into this read. */
   private PushdownContext context() {
     if (!contextResolved) {
+      context = PushdownContext.resolve(config, schema, knownComparable, knownDialect, probes);
+      pushed = PushdownContext.base(context, config);
       contextResolved = true;
-      context = PushdownContext.resolve(config, schema, knownComparable, knownDialect);
     }
     return context;
   }
 
   @Override
   public Predicate[] pushPredicates(Predicate[] predicates) {
+    return probing(() -> remainingPredicates(predicates));
+  }
+
+  private Predicate[] remainingPredicates(Predicate[] predicates) {
     if (!config.pushDownPredicate() || predicates.length == 0 || context() == null) {
       return predicates;
     }
@@ -133,14 +145,12 @@ final class FlightSqlScanBuilder
         remaining.add(predicate);
       }
     }
-    if (!conditions.isEmpty()
-        && !serverTakes(PushdownContext.base(context, config).where(where).where(conditions))) {
+    if (!conditions.isEmpty() && !serverTakes(pushed.where(conditions))) {
       // One of them is refused: each is tried alone, and only those the server takes are pushed.
       List<Predicate> taken = new ArrayList<>();
       List<String> takenSql = new ArrayList<>();
       for (int i = 0; i < conditions.size(); i++) {
-        List<String> one = Collections.singletonList(conditions.get(i));
-        if (serverTakes(PushdownContext.base(context, config).where(where).where(one))) {
+        if (serverTakes(pushed.where(Collections.singletonList(conditions.get(i))))) {
           taken.add(candidates.get(i));
           takenSql.add(conditions.get(i));
         } else {
@@ -151,42 +161,17 @@ final class FlightSqlScanBuilder
       conditions = takenSql;
     }
     pushedPredicates.addAll(candidates);
-    where.addAll(conditions);
+    pushed = pushed.where(conditions);
     return remaining.toArray(new Predicate[0]);
   }
 
   /**
    * Whether the server takes {@code candidate}: always where the dialect was chosen by the user or
-   * by the server's name; where it is a guess ({@link Dialect#sqlGuessed()}), whether the server
-   * runs the query with {@code 1 = 0} added (which returns no row), remembered per server and query
-   * in this JVM. A refusal is logged as a warning naming the refused SQL, and the work stays with
-   * Spark, so that pushdown never turns a read that works into one that fails.
+   * by the server's name; where it is a guess ({@link ResolvedDialect#sqlGuessed()}), whether the
+   * server runs it with {@code 1 = 0} added ({@link PushdownProbes#takes}).
    */
   private boolean serverTakes(PushedQuery candidate) {
-    if (!context.dialect.sqlGuessed()) {
-      return true;
-    }
-    String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
-    return ServerFacts.of(config.connection())
-        .takes(
-            probe,
-            () -> {
-              try (FlightSqlSession session =
-                  FlightSqlSession.open(config.connection(), "pushdown-check")) {
-                session.resultSchema(probe);
-                return true;
-              } catch (RuntimeException e) {
-                boolean answered = !FlightErrors.isAboutTheCall(e);
-                LOG.warn(
-                    "Not pushed into the read of {}: {} {} {} ({}); Spark does that work instead",
-                    config.displayName(),
-                    config.uri(),
-                    answered ? "refused" : "could not try",
-                    probe,
-                    e.getMessage());
-                return answered ? Boolean.FALSE : null;
-              }
-            });
+    return !context.resolved.sqlGuessed() || probes.takes(candidate);
   }
 
   @Override
@@ -201,6 +186,10 @@ final class FlightSqlScanBuilder
 
   @Override
   public boolean supportCompletePushDown(Aggregation aggregation) {
+    return probing(() -> completes(aggregation));
+  }
+
+  private boolean completes(Aggregation aggregation) {
     if (clientPartitioned) {
       return false;
     }
@@ -215,123 +204,66 @@ final class FlightSqlScanBuilder
 
   @Override
   public boolean pushAggregation(Aggregation agg) {
+    return probing(() -> aggregates(agg));
+  }
+
+  private boolean aggregates(Aggregation agg) {
     if (!config.pushDownAggregate() || context() == null) {
       return false;
     }
-    boolean complete = supportCompletePushDown(agg);
-    if (!complete && !partialMergeable(agg)) {
+    boolean complete = completes(agg);
+    if (!complete && !Aggregations.mergeable(agg)) {
       return false;
     }
-    List<String> groups = new ArrayList<>();
-    List<String> select = new ArrayList<>();
-    for (Expression e : Aggregations.groupBys(agg)) {
-      Optional<String> sql = context.expressions.groupBy(e);
-      if (!sql.isPresent()) {
-        return false;
-      }
-      groups.add(sql.get());
-      select.add(sql.get());
+    Optional<PushedQuery> composed = Aggregations.compose(agg, context, pushed);
+    if (!composed.isPresent()) {
+      return false;
     }
-    AggregateFunc[] functions = Aggregations.functions(agg);
-    for (int i = 0; i < functions.length; i++) {
-      Optional<String> sql = context.expressions.aggregate(functions[i]);
-      if (!sql.isPresent()) {
-        return false;
-      }
-      select.add(sql.get() + " AS " + context.dialect.identifier(AGGREGATE_ALIAS + i).get());
-    }
-    PushedQuery candidate =
-        PushdownContext.base(context, config).where(where).select(select).groupBy(groups);
-    // As Spark's JDBC source does: the server says what the aggregated query returns, without
-    // computing it, or refuses it; either way before Spark relies on it.
-    String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
-    StructType result;
-    try (FlightSqlSession session =
-        FlightSqlSession.open(config.connection(), "aggregate-schema")) {
-      Schema arrow = session.resultSchema(probe);
-      result = ArrowToSpark.toSparkSchema(arrow, config.typeOptions());
-      if (result.size() != select.size()
-          || ComparableColumns.of(arrow, result).size() != result.size()) {
-        LOG.info("Aggregates not pushed: the server answers {} with {}", probe, arrow);
-        return false;
-      }
-      if (groups.isEmpty() && context.dialect.sqlGuessed() && !oneRowOfNothing(session, probe)) {
-        return false;
-      }
-    } catch (RuntimeException e) {
-      LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
+    PushedQuery candidate = composed.get();
+    Optional<StructType> result =
+        probes.aggregateSchema(
+            candidate,
+            Aggregations.columns(agg),
+            Aggregations.groupBys(agg).length == 0 && context.resolved.sqlGuessed());
+    if (!result.isPresent()) {
       return false;
     }
     this.aggregation = agg;
     this.aggregationComplete = complete;
-    this.aggregateSelect = select;
-    this.groupBy = groups;
-    this.aggregateSchema = result;
-    return true;
-  }
-
-  /**
-   * Whether the server answers aggregates without GROUP BY over no rows with one row, as SQL and
-   * Spark do (COUNT 0, the others NULL). Some do not (Deephaven answers none), and Spark would then
-   * show no row where it should show one, so the aggregates stay with Spark there.
-   */
-  private boolean oneRowOfNothing(FlightSqlSession session, String probe) {
-    return ServerFacts.of(config.connection())
-        .takes(
-            "one row of: " + probe,
-            () -> {
-              long rows;
-              try {
-                rows = session.countRows(probe);
-              } catch (RuntimeException e) {
-                LOG.info("Aggregates not pushed: the server refused {}: {}", probe, e.getMessage());
-                return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
-              }
-              if (rows != 1) {
-                LOG.warn(
-                    "Aggregates not pushed into the read of {}: {} answers {} with {} rows, where SQL"
-                        + " and Spark give one",
-                    config.displayName(),
-                    config.uri(),
-                    probe,
-                    rows);
-              }
-              return rows == 1;
-            });
-  }
-
-  /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
-  private static boolean partialMergeable(Aggregation agg) {
-    for (AggregateFunc f : Aggregations.functions(agg)) {
-      if (f instanceof Avg
-          || (f instanceof Count && ((Count) f).isDistinct())
-          || (f instanceof Sum && ((Sum) f).isDistinct())) {
-        return false;
-      }
-    }
+    this.aggregateSchema = result.get();
+    this.pushed = candidate;
     return true;
   }
 
   @Override
   public boolean pushLimit(int rows) {
+    return probing(() -> limits(rows));
+  }
+
+  private boolean limits(int rows) {
     if (!config.pushDownLimit()
         || context() == null
         || rows <= 0
         || (aggregation != null && !aggregationComplete)) {
       return false;
     }
-    if (!context.dialect.limitOffset(rows, offset).isPresent()
-        || !serverTakes(current().limit(rows))) {
-      return false;
-    }
     // Spark pushes an offset first only for OFFSET n LIMIT m, whose limit counts after the
     // offset, which is also what SQL's LIMIT ... OFFSET means.
-    limit = rows;
+    PushedQuery candidate = pushed.limit(rows);
+    if (!context.dialect.limitOffset(rows, pushed.offset()).isPresent()
+        || !serverTakes(candidate)) {
+      return false;
+    }
+    pushed = candidate;
     return true;
   }
 
   @Override
   public boolean pushOffset(int rows) {
+    return probing(() -> offsets(rows));
+  }
+
+  private boolean offsets(int rows) {
     if (!config.pushDownOffset()
         || clientPartitioned
         || context() == null
@@ -342,29 +274,32 @@ final class FlightSqlScanBuilder
     }
     // A limit pushed before an offset counts the skipped rows too (LIMIT m OFFSET n is pushed as
     // limit m + n, then offset n); SQL's LIMIT counts after the offset.
-    int newLimit = limit;
+    int limit = pushed.limit();
     if (limit >= 0) {
-      newLimit = limit - rows;
-      if (newLimit <= 0) {
+      limit -= rows;
+      if (limit <= 0) {
         return false;
       }
     }
-    if (!context.dialect.limitOffset(newLimit, rows).isPresent()
-        || !serverTakes(current().limit(newLimit).offset(rows))) {
+    PushedQuery candidate = pushed.limit(limit).offset(rows);
+    if (!context.dialect.limitOffset(limit, rows).isPresent() || !serverTakes(candidate)) {
       return false;
     }
-    limit = newLimit;
-    offset = rows;
+    pushed = candidate;
     return true;
   }
 
   @Override
   public boolean pushTopN(SortOrder[] orders, int rows) {
+    return probing(() -> topRows(orders, rows));
+  }
+
+  private boolean topRows(SortOrder[] orders, int rows) {
     if (!config.pushDownTopN()
         || context() == null
         || rows <= 0
         || aggregation != null
-        || offset > 0) {
+        || pushed.offset() > 0) {
       return false;
     }
     List<String> items = new ArrayList<>();
@@ -375,13 +310,12 @@ final class FlightSqlScanBuilder
       }
       items.add(sql.get());
     }
-    if (!context.dialect.limitOffset(rows, 0).isPresent()
-        || !serverTakes(current().orderBy(items).limit(rows))) {
+    PushedQuery candidate = pushed.orderBy(items).limit(rows);
+    if (!context.dialect.limitOffset(rows, 0).isPresent() || !serverTakes(candidate)) {
       return false;
     }
     topN = orders.clone();
-    orderBy = items;
-    limit = rows;
+    pushed = candidate;
     return true;
   }
 
@@ -394,32 +328,28 @@ final class FlightSqlScanBuilder
     return clientPartitioned || topN != null;
   }
 
-  /** The query as pushed so far, before the step being tried. */
-  private PushedQuery current() {
-    PushedQuery query = PushdownContext.base(context, config).where(where);
-    query =
-        aggregation != null
-            ? query.select(aggregateSelect).groupBy(groupBy)
-            : query.orderBy(orderBy);
-    return query.limit(limit).offset(offset);
-  }
-
+  /** Builds the scan, and ends the probe session: nothing more is asked of the server here. */
   @Override
   public Scan build() {
+    Scan scan = probing(this::scan);
+    probes.close();
+    return scan;
+  }
+
+  private Scan scan() {
     if (clientPartitioned || (required != null && !sameColumns(required, schema))) {
       // Column pruning has no option of its own: it needs only the dialect's quoting. Each
       // client partition's condition goes into a composed query.
       context();
     }
-    PushedQuery query = PushdownContext.base(context, config);
+    PushedQuery query = pushed != null ? pushed : PushdownContext.base(null, config);
     StructType readSchema;
     if (context == null) {
       readSchema = schema;
     } else if (aggregation != null) {
-      query = query.where(where).select(aggregateSelect).groupBy(groupBy);
       readSchema = aggregateSchema;
     } else {
-      readSchema = prunedSchema();
+      readSchema = context.prunedSchema(schema, required);
       if (!sameColumns(readSchema, schema)) {
         List<String> select = new ArrayList<>();
         for (StructField field : readSchema.fields()) {
@@ -427,39 +357,10 @@ final class FlightSqlScanBuilder
         }
         query = query.select(select);
       }
-      query = query.where(where).orderBy(orderBy);
     }
-    query = query.limit(limit).offset(offset);
     String description = describe(query, readSchema);
     LOG.debug("Read of {} sends: {}", config.displayName(), query.sql());
     return new FlightSqlScan(readSchema, schema, config, query, description);
-  }
-
-  /**
-   * The columns Spark needs, each with its whole type (nested fields are not pruned on the server);
-   * when Spark needs none, the narrowest one, since a result has at least one column.
-   */
-  private StructType prunedSchema() {
-    if (required == null) {
-      return schema;
-    }
-    List<StructField> fields = new ArrayList<>();
-    for (StructField field : required.fields()) {
-      context
-          .columns
-          .resolve(new String[] {field.name()})
-          .ifPresent(column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
-    }
-    if (fields.isEmpty() && schema.size() > 0) {
-      StructField narrowest = schema.fields()[0];
-      for (StructField field : schema.fields()) {
-        if (field.dataType().defaultSize() < narrowest.dataType().defaultSize()) {
-          narrowest = field;
-        }
-      }
-      fields.add(narrowest);
-    }
-    return new StructType(fields.toArray(new StructField[0]));
   }
 
   private static boolean sameColumns(StructType a, StructType b) {
@@ -474,7 +375,7 @@ final class FlightSqlScanBuilder
     if (aggregation != null) {
       description.aggregation(aggregation, aggregationComplete);
     }
-    description.limit(topN, limit).offset(offset);
+    description.limit(topN, query.limit()).offset(query.offset());
     if (clientPartitioned) {
       description.partitioning(config.partitioning());
     }

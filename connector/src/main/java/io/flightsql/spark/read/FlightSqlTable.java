@@ -1,7 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
-import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -12,7 +12,10 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-/** A query's result or a server table as a Spark table that can be read in batch. Driver only. */
+/**
+ * A query's result or a server table as a Spark table that can be read in batch. Driver only; not
+ * Serializable.
+ */
 public final class FlightSqlTable implements SupportsRead {
   private static final Set<TableCapability> CAPABILITIES =
       Collections.unmodifiableSet(EnumSet.of(TableCapability.BATCH_READ));
@@ -22,7 +25,7 @@ public final class FlightSqlTable implements SupportsRead {
   private final Set<String> comparableColumns;
   // The dialect found for the first query over this table, for the next ones: a DataFrame's
   // table plans each query, and asking the server (GetSqlInfo) each time costs a round trip.
-  private final AtomicReference<Dialect> dialect = new AtomicReference<>();
+  private final AtomicReference<ResolvedDialect> dialect = new AtomicReference<>();
 
   /**
    * @param comparableColumns the columns whose values the server compares as Spark does (see
@@ -34,14 +37,14 @@ public final class FlightSqlTable implements SupportsRead {
   }
 
   /**
-   * @param knownDialect the server's dialect when the caller already knows it (a catalog resolves
-   *     it once), or null to ask the server at the first scan
+   * @param knownDialect the server's dialect, as it was established, when the caller already knows
+   *     it (a catalog resolves it once), or null to ask the server at the first scan
    */
   public FlightSqlTable(
       StructType schema,
       FlightSqlReadConfig config,
       Set<String> comparableColumns,
-      Dialect knownDialect) {
+      ResolvedDialect knownDialect) {
     this.schema = schema;
     this.config = config;
     this.comparableColumns = comparableColumns;

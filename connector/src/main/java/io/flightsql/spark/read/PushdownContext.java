@@ -1,18 +1,18 @@
 package io.flightsql.spark.read;
 
-import io.flightsql.spark.client.FlightSqlSession;
-import io.flightsql.spark.client.metadata.ServerFacts;
-import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.sql.ExpressionSql;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.sql.SourceColumns;
 import io.flightsql.spark.types.ComparableColumns;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -23,9 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What pushing into one read needs: the server's dialect, the source's columns in it, and whether
- * the session took options catalog and schema as its defaults. Found on the driver the first time
- * something could be pushed; a server that cannot tell gets nothing pushed.
+ * What pushing into one read needs: the server's dialect as it was established, the source's
+ * columns in it, and whether the session took options catalog and schema as its defaults. Found on
+ * the driver the first time something could be pushed; a server that cannot tell gets nothing
+ * pushed, and a server that cannot be asked fails the read with its own error ({@link
+ * PushdownProbes}).
  */
 final class PushdownContext {
   private static final Logger LOG = LoggerFactory.getLogger(PushdownContext.class);
@@ -33,6 +35,7 @@ final class PushdownContext {
   /** The servers whose unknown quoting was logged, so that it is logged once per JVM. */
   private static final Set<FlightUri> UNKNOWN_QUOTING_LOGGED = ConcurrentHashMap.newKeySet();
 
+  final ResolvedDialect resolved;
   final Dialect dialect;
   final SourceColumns columns;
   final ExpressionSql expressions;
@@ -43,8 +46,10 @@ final class PushdownContext {
    */
   final boolean sessionHasDefaults;
 
-  private PushdownContext(Dialect dialect, SourceColumns columns, boolean sessionHasDefaults) {
-    this.dialect = dialect;
+  private PushdownContext(
+      ResolvedDialect resolved, SourceColumns columns, boolean sessionHasDefaults) {
+    this.resolved = resolved;
+    this.dialect = resolved.dialect();
     this.columns = columns;
     this.expressions = new ExpressionSql(dialect, columns);
     this.sessionHasDefaults = sessionHasDefaults;
@@ -56,19 +61,22 @@ final class PushdownContext {
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server
    * @param knownDialect the table's dialect once a read of it found it, shared by its scans
+   * @throws FlightSqlConnectorException when a call fails for a reason that is not an answer (see
+   *     {@link PushdownProbes})
    */
   static PushdownContext resolve(
       FlightSqlReadConfig config,
       StructType schema,
       Set<String> knownComparable,
-      AtomicReference<Dialect> knownDialect) {
-    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "pushdown")) {
-      Dialect dialect = knownDialect.get();
-      if (dialect == null) {
-        dialect = Dialects.resolve(config.dialect(), session.capabilities());
-        knownDialect.set(dialect);
+      AtomicReference<ResolvedDialect> knownDialect,
+      PushdownProbes probes) {
+    try {
+      ResolvedDialect resolved = knownDialect.get();
+      if (resolved == null) {
+        resolved = Dialects.resolve(config.dialect(), probes.session().capabilities());
+        knownDialect.set(resolved);
       }
-      if (!dialect.quotingKnown()) {
+      if (!resolved.quotingKnown()) {
         if (UNKNOWN_QUOTING_LOGGED.add(config.uri())) {
           LOG.warn(
               "Nothing is pushed into reads of {}: the server does not say how it quotes"
@@ -80,14 +88,15 @@ final class PushdownContext {
         }
         return null;
       }
-      Dialect chosen = dialect;
+      Dialect chosen = resolved.dialect();
+      boolean defaults = probes.session().sessionHasDefaults();
       Set<String> comparable = knownComparable;
       if (comparable == null) {
-        String sql = SourceQuery.sql(config, session.sessionHasDefaults(), () -> chosen);
-        Schema arrow = session.resultSchema(sql);
+        Schema arrow =
+            probes.session().resultSchema(SourceQuery.sql(config, defaults, () -> chosen));
         comparable = ComparableColumns.of(arrow, schema);
       }
-      if (dialect.sqlGuessed() && !nullsCompareAsInSql(session, config)) {
+      if (resolved.sqlGuessed() && !probes.nullsCompareAsInSql()) {
         // Such a server may find a NULL smaller than 1.0 (Deephaven's NULL is the smallest
         // value), where SQL and Spark find the comparison unknown: only columns without NULLs
         // can be compared there.
@@ -99,59 +108,50 @@ final class PushdownContext {
         }
         comparable = notNull;
       }
-      SourceColumns columns = new SourceColumns(schema, comparable, dialect);
+      SourceColumns columns = new SourceColumns(schema, comparable, chosen);
       if (!columns.addressable()) {
         LOG.info(
             "Nothing is pushed into the read of {}: its column names repeat or cannot be quoted",
             config.displayName());
         return null;
       }
-      LOG.debug("Pushdown into {} uses dialect {}", config.displayName(), dialect);
-      return new PushdownContext(dialect, columns, session.sessionHasDefaults());
+      LOG.debug("Pushdown into {} uses dialect {}", config.displayName(), resolved);
+      return new PushdownContext(resolved, columns, defaults);
     } catch (FlightSqlConnectorException e) {
+      probes.raiseUnlessAnswer(e);
       LOG.warn(
-          "Nothing is pushed into the read of {}: the server did not describe itself ({})",
+          "Nothing is pushed into the read of {}: the server did not describe it ({})",
           config.displayName(),
           e.getMessage());
       return null;
     }
   }
 
-  /** A query that returns no row where comparisons with NULL are unknown, as in SQL and Spark. */
-  static final String NULL_COMPARISON_PROBE =
-      "SELECT 1 AS c FROM (SELECT CAST(NULL AS DOUBLE) AS x) t WHERE x < 1";
-
   /**
-   * Whether the server finds {@code NULL < 1} unknown, as SQL and Spark do: tried once per server
-   * in this JVM where the dialect is a guess. A server that refuses the probe is taken not to.
+   * The columns Spark needs ({@code required}, or all when null) of {@code schema}, each with its
+   * whole type (nested fields are not pruned on the server); when Spark needs none, the narrowest
+   * one, since a result has at least one column.
    */
-  private static boolean nullsCompareAsInSql(FlightSqlSession session, FlightSqlReadConfig config) {
-    return ServerFacts.of(config.connection())
-        .takes(
-            "nulls: " + NULL_COMPARISON_PROBE,
-            () -> {
-              try {
-                long rows = session.countRows(NULL_COMPARISON_PROBE);
-                if (rows != 0) {
-                  LOG.warn(
-                      "{} finds NULL < 1 true (probe: {}): columns that may hold NULLs are not"
-                          + " compared in SQL pushed to it",
-                      config.uri(),
-                      NULL_COMPARISON_PROBE);
-                }
-                return rows == 0;
-              } catch (FlightSqlConnectorException e) {
-                LOG.warn(
-                    "{} {} the probe {} ({}): columns that may hold NULLs are not compared in SQL"
-                        + " pushed to it",
-                    config.uri(),
-                    FlightErrors.isAboutTheCall(e) ? "could not run" : "refused",
-                    NULL_COMPARISON_PROBE,
-                    e.getMessage());
-                // A refusal is the server's answer; a failure of the call is not remembered.
-                return FlightErrors.isAboutTheCall(e) ? null : Boolean.FALSE;
-              }
-            });
+  StructType prunedSchema(StructType schema, StructType required) {
+    if (required == null) {
+      return schema;
+    }
+    List<StructField> fields = new ArrayList<>();
+    for (StructField field : required.fields()) {
+      columns
+          .resolve(new String[] {field.name()})
+          .ifPresent(column -> fields.add(schema.fields()[schema.fieldIndex(column.name())]));
+    }
+    if (fields.isEmpty() && schema.size() > 0) {
+      StructField narrowest = schema.fields()[0];
+      for (StructField field : schema.fields()) {
+        if (field.dataType().defaultSize() < narrowest.dataType().defaultSize()) {
+          narrowest = field;
+        }
+      }
+      fields.add(narrowest);
+    }
+    return new StructType(fields.toArray(new StructField[0]));
   }
 
   /**

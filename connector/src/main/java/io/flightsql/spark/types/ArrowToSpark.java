@@ -8,7 +8,6 @@ import org.apache.arrow.vector.types.IntervalUnit;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
@@ -40,9 +39,6 @@ import org.apache.spark.sql.types.TimestampType;
 public final class ArrowToSpark {
   /** Spark's widest decimal. */
   static final int MAX_DECIMAL_PRECISION = DecimalType.MAX_PRECISION();
-
-  /** Field metadata naming the extension type of a field that Arrow Java does not know. */
-  private static final String EXTENSION_NAME = "ARROW:extension:name";
 
   private ArrowToSpark() {}
 
@@ -82,7 +78,7 @@ public final class ArrowToSpark {
     if (field.isNullable() || field.getDictionary() != null) {
       return true;
     }
-    ArrowType type = storageType(field.getType());
+    ArrowType type = ArrowFields.storageType(field.getType());
     switch (type.getTypeID()) {
       case Null:
       case Union:
@@ -94,44 +90,6 @@ public final class ArrowToSpark {
       default:
         return false;
     }
-  }
-
-  /** An extension type's storage type (what its values are made of); any other type itself. */
-  public static ArrowType storageType(ArrowType type) {
-    ArrowType current = type;
-    while (current instanceof ArrowType.ExtensionType) {
-      current = ((ArrowType.ExtensionType) current).storageType();
-    }
-    return current;
-  }
-
-  /**
-   * The field with its dictionary encoding and extension type removed: the field whose values a
-   * dictionary-encoded or extension column holds.
-   */
-  public static Field valueField(Field field) {
-    if (field.getDictionary() == null && !(field.getType() instanceof ArrowType.ExtensionType)) {
-      return field;
-    }
-    FieldType plain =
-        new FieldType(field.isNullable(), storageType(field.getType()), null, field.getMetadata());
-    return new Field(field.getName(), plain, field.getChildren());
-  }
-
-  /**
-   * Whether the field is Arrow's canonical 8-bit boolean ({@code arrow.bool8}, an int8 per value,
-   * non-zero for true), which DuckDB sends for BOOLEAN with {@code arrow_lossless_conversion}.
-   * Unlike other extension types, it reads as what it means rather than as its storage type.
-   */
-  public static boolean isBool8(Field plain) {
-    return "arrow.bool8".equals(plain.getMetadata().get(EXTENSION_NAME))
-        && plain.getType().equals(new ArrowType.Int(8, true));
-  }
-
-  /** A union member of the Null type: its rows are NULL. */
-  public static boolean isNullMember(Field member) {
-    return member.getDictionary() == null
-        && storageType(member.getType()).getTypeID() == ArrowType.ArrowTypeID.Null;
   }
 
   /**
@@ -155,15 +113,6 @@ public final class ArrowToSpark {
         || type instanceof TimestampNTZType;
   }
 
-  /** An Arrow type as the error messages and docs show it. */
-  public static String describe(Field field) {
-    String type = field.getType().toString();
-    if (field.getDictionary() != null) {
-      return "dictionary<" + type + ", indices " + field.getDictionary().getIndexType() + ">";
-    }
-    return type;
-  }
-
   /**
    * Whether a decimal has more digits than Spark's 38, once a negative scale (allowed in Arrow) is
    * written out as zeros.
@@ -182,9 +131,9 @@ public final class ArrowToSpark {
   }
 
   private static DataType toSparkType(Field field, String path, TypeMappingOptions options) {
-    Field plain = valueField(field);
+    Field plain = ArrowFields.valueField(field);
     ArrowType type = plain.getType();
-    if (isBool8(plain)) {
+    if (ArrowFields.isBool8(plain)) {
       return DataTypes.BooleanType;
     }
     switch (type.getTypeID()) {
@@ -353,8 +302,8 @@ public final class ArrowToSpark {
     boolean mixed = false;
     List<Field> members = new ArrayList<>();
     List<DataType> types = new ArrayList<>();
-    for (Field member : valueField(field).getChildren()) {
-      if (isNullMember(member)) {
+    for (Field member : ArrowFields.valueField(field).getChildren()) {
+      if (ArrowFields.isNullMember(member)) {
         continue;
       }
       DataType type = toSparkType(member, path + "." + member.getName(), options);
@@ -403,7 +352,7 @@ public final class ArrowToSpark {
         "Column '"
             + path
             + "' has Arrow type "
-            + describe(field)
+            + ArrowFields.describe(field)
             + ", which spark-flightsql cannot read: "
             + why
             + ". "

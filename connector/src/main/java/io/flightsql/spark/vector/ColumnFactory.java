@@ -1,5 +1,6 @@
 package io.flightsql.spark.vector;
 
+import io.flightsql.spark.types.ArrowFields;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.TypeMappingOptions;
 import io.flightsql.spark.types.TypeMappingOptions.DecimalOverflow;
@@ -65,7 +66,7 @@ final class ColumnFactory {
 
   ArrowBackedColumnVector create(Field field, DataType spark, String path) {
     DictionaryEncoding encoding = field.getDictionary();
-    Field plain = ArrowToSpark.valueField(field);
+    Field plain = ArrowFields.valueField(field);
     if (encoding != null) {
       ArrowBackedColumnVector values = create(plain, spark, path);
       ArrowType.Int index = encoding.getIndexType();
@@ -74,7 +75,7 @@ final class ColumnFactory {
     }
     ArrowType type = plain.getType();
     String arrowType = type.toString();
-    if (ArrowToSpark.isBool8(plain)) {
+    if (ArrowFields.isBool8(plain)) {
       return new Bool8Column();
     }
     switch (type.getTypeID()) {
@@ -256,7 +257,7 @@ final class ColumnFactory {
     boolean asText = false;
     for (int i = 0; i < members.length; i++) {
       Field child = children.get(i);
-      nullMember[i] = ArrowToSpark.isNullMember(child);
+      nullMember[i] = ArrowFields.isNullMember(child);
       if (nullMember[i]) {
         members[i] = new NullColumn();
         continue;

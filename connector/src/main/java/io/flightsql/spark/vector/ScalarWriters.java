@@ -2,7 +2,6 @@ package io.flightsql.spark.vector;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -12,11 +11,11 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.CalendarInterval;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Writers of values without children. Fixed-width values and string bytes go straight into the
- * vectors' buffers, after a capacity check, the way the column vectors read them.
+ * Writers of fixed-width values without children: they go straight into the vectors' buffers, after
+ * a capacity check, the way the column vectors read them. Strings and binaries are {@link
+ * VariableWidthWriters}'.
  */
 final class ScalarWriters {
   private ScalarWriters() {}
@@ -337,106 +336,6 @@ final class ScalarWriters {
                 + ", which does not fit it. Cast the column to a wider decimal before writing.");
       }
       return copy;
-    }
-  }
-
-  /**
-   * Variable-width values: the bytes are copied into the data buffer and the slot's end offset is
-   * written after them. The start is the previous slot's end, which the offsets buffer holds since
-   * every slot is written in order.
-   */
-  abstract static class VariableWidthWriter extends FieldWriter {
-    private static final int OFFSET_WIDTH = 4;
-
-    private final BaseVariableWidthVector vector;
-    private ArrowBuf offsets;
-    private ArrowBuf validity;
-    private int capacity;
-
-    VariableWidthWriter(BaseVariableWidthVector vector, String path, boolean nullable) {
-      super(path, nullable);
-      this.vector = vector;
-    }
-
-    /**
-     * Makes room for slot {@code index} in the offsets and validity buffers and keeps them; as in
-     * {@link FixedWidthWriter}, the capacity is computed again only when they change.
-     */
-    private void ensure(int index) {
-      if (index >= capacity
-          || vector.getOffsetBuffer() != offsets
-          || vector.getValidityBuffer() != validity) {
-        while (index >= vector.getValueCapacity()) {
-          vector.reallocValidityAndOffsetBuffers();
-        }
-        offsets = vector.getOffsetBuffer();
-        validity = vector.getValidityBuffer();
-        capacity = vector.getValueCapacity();
-      }
-    }
-
-    final long writeBytes(Object base, long offset, int length, int index) {
-      ensure(index);
-      long offsetsAddress = offsets.memoryAddress();
-      int start = Platform.getInt(null, offsetsAddress + (long) OFFSET_WIDTH * index);
-      long end = (long) start + length;
-      ArrowBuf data = vector.getDataBuffer();
-      if (end > data.capacity()) {
-        growData(end);
-        data = vector.getDataBuffer();
-      }
-      Platform.copyMemory(base, offset, null, data.memoryAddress() + start, length);
-      Platform.putInt(null, offsetsAddress + (long) OFFSET_WIDTH * (index + 1), (int) end);
-      setBit(validity.memoryAddress(), index);
-      vector.setLastSet(index);
-      return OFFSET_WIDTH + length;
-    }
-
-    private void growData(long end) {
-      if (end > Integer.MAX_VALUE) {
-        throw new IllegalStateException(
-            "Column '"
-                + path
-                + "' would hold more than 2 GiB of data in one Arrow batch, beyond its 32-bit"
-                + " offsets. Lower the batch's byte limit so that batches are sent sooner.");
-      }
-      vector.reallocDataBuffer(end);
-    }
-
-    @Override
-    final long writeNull(int index) {
-      ensure(index);
-      long offsetsAddress = offsets.memoryAddress();
-      int start = Platform.getInt(null, offsetsAddress + (long) OFFSET_WIDTH * index);
-      Platform.putInt(null, offsetsAddress + (long) OFFSET_WIDTH * (index + 1), start);
-      clearBit(validity.memoryAddress(), index);
-      vector.setLastSet(index);
-      return OFFSET_WIDTH;
-    }
-  }
-
-  /** Strings: the UTF-8 bytes are copied from wherever the UTF8String keeps them, no String. */
-  static final class StringWriter extends VariableWidthWriter {
-    StringWriter(BaseVariableWidthVector vector, String path, boolean nullable) {
-      super(vector, path, nullable);
-    }
-
-    @Override
-    long writeValue(SpecializedGetters input, int ordinal, int index) {
-      UTF8String value = input.getUTF8String(ordinal);
-      return writeBytes(value.getBaseObject(), value.getBaseOffset(), value.numBytes(), index);
-    }
-  }
-
-  static final class BinaryWriter extends VariableWidthWriter {
-    BinaryWriter(BaseVariableWidthVector vector, String path, boolean nullable) {
-      super(vector, path, nullable);
-    }
-
-    @Override
-    long writeValue(SpecializedGetters input, int ordinal, int index) {
-      byte[] value = input.getBinary(ordinal);
-      return writeBytes(value, Platform.BYTE_ARRAY_OFFSET, value.length, index);
     }
   }
 }

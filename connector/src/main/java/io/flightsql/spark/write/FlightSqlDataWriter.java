@@ -214,7 +214,7 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
    */
   private void dropStagingTable() {
     try {
-      session.executeUpdate(plan.dialect().dropTable(destination), null);
+      session.executeUpdateBounded(plan.dialect().dropTable(destination));
       stagingCreated = false;
     } catch (RuntimeException e) {
       LOG.info(

@@ -256,7 +256,7 @@ final class JobCommitter {
       throw e;
     }
     try {
-      session.executeUpdate(plan.dialect().dropTable(retired), null);
+      session.executeUpdateBounded(plan.dialect().dropTable(retired));
     } catch (RuntimeException e) {
       LOG.warn(
           "{} was replaced, but its old rows are still in {}, which could not be dropped: {}",
@@ -340,7 +340,9 @@ final class JobCommitter {
 
   private void drop(FlightSqlSession session, TableRef table, Map<String, String> failed) {
     try {
-      session.executeUpdate(plan.dialect().dropTable(table), null);
+      // Bounded: a server that holds the DROP behind another transaction's lock must not hold
+      // the job's end.
+      session.executeUpdateBounded(plan.dialect().dropTable(table));
     } catch (RuntimeException e) {
       failed.put(table.name(), e.getMessage());
     }

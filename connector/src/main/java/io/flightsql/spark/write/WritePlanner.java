@@ -67,7 +67,7 @@ final class WritePlanner {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
-      Dialect dialect = Dialects.resolve(config.dialect(), capabilities);
+      Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
       requireTransactionsForAtomic(capabilities);
       boolean keepsDefinition =
           mode == SaveMode.Append || (mode == SaveMode.Overwrite && config.truncate());
@@ -129,7 +129,7 @@ final class WritePlanner {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = known != null ? known : session.capabilities();
       WriteMethod method = method(capabilities);
-      Dialect dialect = Dialects.resolve(config.dialect(), capabilities);
+      Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
       requireTransactionsForAtomic(capabilities);
       TableChange change = overwrite ? TableChange.DELETE_ROWS : TableChange.NONE;
       WritePlan plan = plan(session, capabilities, method, dialect, target, schema, change);

@@ -13,6 +13,7 @@ import java.io.ObjectOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,30 @@ class ConnectionSettingsReaderTest {
 
   private Path file(String name, String content) throws IOException {
     return Files.write(dir.resolve(name), content.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void everyWaitHasABoundByDefault() {
+    ConnectionSettings defaults = parse("uri", TLS);
+    assertThat(defaults.connectTimeoutMillis()).as("connectTimeout").isEqualTo(30_000);
+    assertThat(defaults.keepAliveTimeMillis()).as("keepAliveTime").isEqualTo(300_000);
+    assertThat(defaults.streamIdleTimeoutMillis()).as("streamIdleTimeout").isEqualTo(300_000);
+    assertThat(defaults.callTimeoutMillis()).as("callTimeout").isZero();
+    assertThat(defaults.maxRetries()).as("maxRetries").isEqualTo(3);
+    assertThat(ConnectionOptions.KEEP_ALIVE_TIME.defaultValue()).contains(Duration.ofMinutes(5));
+    assertThat(ConnectionOptions.CONNECT_TIMEOUT.defaultValue()).contains(Duration.ofSeconds(30));
+    assertThat(ReadWriteOptions.STREAM_IDLE_TIMEOUT.defaultValue()).contains(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void keepAliveTimeIsOffOrAtLeastGrpcsShortest() {
+    assertThat(parse("uri", TLS, "keepAliveTime", "0").keepAliveTimeMillis()).isZero();
+    assertThat(parse("uri", TLS, "keepAliveTime", "10s").keepAliveTimeMillis()).isEqualTo(10_000);
+    assertThatThrownBy(() -> parse("uri", TLS, "keepAliveTime", "5s"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Invalid value '5s' for option 'keepAliveTime': expected 0 (no pings) or at least 10s,"
+                + " gRPC's shortest keepalive time");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.flightsql.spark.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.client.metadata.Capabilities;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.ReadWriteOptions;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The one rule that chooses a dialect for reads, writes and the catalog. */
@@ -25,6 +27,48 @@ class DialectsTest {
     assertThat(Dialects.detect("Apache Derby", "", "")).isInstanceOf(DerbyDialect.class);
     assertThat(Dialects.detect("Dremio", "25.0", "")).isInstanceOf(AnsiDialect.class);
     assertThat(Dialects.detect(null, null, null)).isInstanceOf(AnsiDialect.class);
+  }
+
+  /** What the resolution established, and how, for each way a server can be known. */
+  @Test
+  void resolutionSaysHowTheQuotingWasEstablished() {
+    ResolvedDialect named =
+        Dialects.resolve(Optional.of("mysql"), Capabilities.said("Dremio", "25.0", "\""));
+    assertThat(named.dialect()).isInstanceOf(MySqlDialect.class);
+    assertThat(named.dialect().quote()).isEqualTo("\"");
+    assertThat(named.quoting()).isEqualTo(ResolvedDialect.Quoting.NAMED_BY_USER);
+    assertThat(named.sqlGuessed()).isFalse();
+
+    ResolvedDialect byName =
+        Dialects.resolve(Optional.empty(), Capabilities.said("db_name", "sqlite 3", ""));
+    assertThat(byName.dialect()).isInstanceOf(SqliteDialect.class);
+    assertThat(byName.quoting()).isEqualTo(ResolvedDialect.Quoting.SERVER_NAME);
+    assertThat(byName.quotingKnown()).isTrue();
+    assertThat(byName.sqlGuessed()).isFalse();
+
+    ResolvedDialect sqlInfo =
+        Dialects.resolve(Optional.empty(), Capabilities.said("Dremio", "25.0", "`"));
+    assertThat(sqlInfo.dialect()).isInstanceOf(AnsiDialect.class);
+    assertThat(sqlInfo.dialect().quote()).isEqualTo("`");
+    assertThat(sqlInfo.quoting()).isEqualTo(ResolvedDialect.Quoting.SQL_INFO);
+    assertThat(sqlInfo.sqlGuessed()).isTrue();
+
+    ResolvedDialect probedSpark =
+        Dialects.resolve(Optional.empty(), Capabilities.probed("`", true));
+    assertThat(probedSpark.dialect()).isInstanceOf(SparkDialect.class);
+    assertThat(probedSpark.quoting()).isEqualTo(ResolvedDialect.Quoting.PROBE);
+    assertThat(probedSpark.sqlGuessed()).isTrue();
+    assertThat(probedSpark)
+        .hasToString(
+            "spark (identifiers quoted with `, established by a probe query; SQL guessed, each"
+                + " pushed step checked by the server)");
+
+    ResolvedDialect unknown = Dialects.resolve(Optional.empty(), Capabilities.probed("", false));
+    assertThat(unknown.dialect()).isInstanceOf(AnsiDialect.class);
+    assertThat(unknown.quoting()).isEqualTo(ResolvedDialect.Quoting.UNKNOWN);
+    assertThat(unknown.quotingKnown()).isFalse();
+    assertThat(unknown.sqlGuessed()).isTrue();
+    assertThat(unknown.toString()).contains("a guess: nothing naming a column is pushed");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import static org.apache.spark.sql.functions.col;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,33 +19,54 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A server whose tickets can be read once (the embedded server without {@code TicketReuse}, as Sail
- * and Deephaven are), with two endpoints per query: a partition Spark reads again (the same planned
- * RDD twice, a sort's sampling pass) is planned again and read exactly where the query orders its
- * rows or has one endpoint; otherwise the task fails saying why and what to do.
+ * Servers whose tickets can be read once (the embedded server without {@code TicketReuse}, as Sail
+ * and Deephaven are), and a partition Spark reads again (the same planned RDD twice, a second
+ * action on one DataFrame, a sort's sampling pass, a retried task). Where the query had one
+ * endpoint, the connector runs it again and reads the same rows; where it had several, running it
+ * again could split its rows differently among the endpoints (ties in an ORDER BY, rows changed in
+ * between), so the read fails saying why and what to do, and never returns other rows.
  */
 class SingleUseTicketsTest {
-  private static DuckDbFlightSqlServer server;
+  private static final long SUM = 999L * 1000 / 2;
+
+  /** Two endpoints per query, each a slice of a result computed once and held until read. */
+  private static DuckDbFlightSqlServer several;
+
+  /** One endpoint per query. */
+  private static DuckDbFlightSqlServer one;
+
   private static SparkSession spark;
 
   @BeforeAll
   static void start() throws Exception {
-    server =
+    several =
         DuckDbFlightSqlServer.builder()
             .port(0)
             .lineitemRows(0)
             .endpoints(2)
             .batchRows(100)
+            .without("TicketReuse", "QueryPerEndpoint")
+            .start();
+    one =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .lineitemRows(0)
+            .endpoints(1)
+            .batchRows(100)
             .without("TicketReuse")
             .start();
-    server.execute("CREATE TABLE once AS SELECT i AS id FROM range(1000) r(i)");
+    for (DuckDbFlightSqlServer server : List.of(several, one)) {
+      server.execute("CREATE TABLE once AS SELECT i AS id FROM range(1000) r(i)");
+      // Ten rows share each key: ORDER BY k leaves the order within a key to the server.
+      server.execute("CREATE TABLE ties AS SELECT i % 100 AS k, i AS id FROM range(1000) r(i)");
+    }
     // local[2,2]: a failed task is tried once more, as on a cluster.
     spark =
         SparkSession.builder()
             .master("local[2,2]")
             .appName("SingleUseTicketsTest")
             .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.shuffle.partitions", "3")
             .getOrCreate();
   }
 
@@ -53,8 +75,10 @@ class SingleUseTicketsTest {
     if (spark != null) {
       spark.stop();
     }
-    if (server != null) {
-      server.close();
+    for (DuckDbFlightSqlServer server : new DuckDbFlightSqlServer[] {several, one}) {
+      if (server != null) {
+        server.close();
+      }
     }
   }
 
@@ -63,80 +87,111 @@ class SingleUseTicketsTest {
     SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
-  private static Dataset<Row> query(String sql) {
+  private static Dataset<Row> query(DuckDbFlightSqlServer server, String sql) {
     return spark.read().format("flightsql").option("uri", server.uri()).option("query", sql).load();
   }
 
-  private static long sum(List<Row> rows) {
-    return rows.stream().mapToLong(r -> r.getLong(0)).sum();
+  private static List<Long> ids(List<Row> rows, int column) {
+    return rows.stream().map(r -> r.getLong(column)).sorted().collect(Collectors.toList());
   }
 
-  @Test
-  void anOrderedQueryIsPlannedAgainAndReadExactlyEachTime() {
-    JavaRDD<Row> planned = query("SELECT id FROM once ORDER BY id").javaRDD();
-    assertThat(planned.getNumPartitions()).isEqualTo(2);
-    for (int read = 0; read < 3; read++) {
-      List<Row> rows = planned.collect();
-      assertThat(rows).hasSize(1000);
-      assertThat(sum(rows)).isEqualTo(999L * 1000 / 2);
-      assertThat(rows.get(0).getLong(0)).isZero();
-    }
+  private static long sum(List<Row> rows, int column) {
+    return rows.stream().mapToLong(r -> r.getLong(column)).sum();
   }
 
-  @Test
-  void aSortSamplesAnOrderedQueryAndSortsItExactly() {
-    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
-    spark.conf().set("spark.sql.shuffle.partitions", "3");
-    try {
-      List<Long> ids =
-          query("SELECT id FROM once ORDER BY id")
-              .orderBy(org.apache.spark.sql.functions.col("id").desc())
-              .collectAsList()
-              .stream()
-              .map(r -> r.getLong(0))
-              .collect(Collectors.toList());
-      assertThat(ids).hasSize(1000).startsWith(999L, 998L).endsWith(0L);
-    } finally {
-      spark.conf().set("spark.sql.shuffle.partitions", partitions);
-    }
-  }
-
-  @Test
-  void anUnorderedQueryOfSeveralEndpointsReadAgainFailsNamingTheFixes() {
-    JavaRDD<Row> planned = query("SELECT id FROM once").javaRDD();
-    assertThat(planned.collect()).hasSize(1000);
-    assertThatThrownBy(planned::collect)
-        .hasMessageContaining("NOT_FOUND")
-        .hasMessageContaining("this server reads each ticket once")
+  /** What a second read of a query of several endpoints says, whatever made Spark read again. */
+  private static void failsSayingWhy(Throwable e) {
+    assertThat(e)
+        .hasMessageContaining("DoGet failed for grpc://127.0.0.1:")
+        .hasMessageContaining("NOT_FOUND: The ticket's result is gone")
+        .hasMessageContaining("the query's 2 endpoints are not planned again")
+        .hasMessageContaining("ties in an ORDER BY, rows changed since")
         .hasMessageContaining("cache() the DataFrame")
-        .hasMessageContaining("ORDER BY");
+        .hasMessageContaining("options 'partitionColumn' or 'predicates'")
+        .hasMessageNotContaining("end the query with ORDER BY");
   }
 
-  /**
-   * Spark runs a second action on the same DataFrame with the partitions it planned for the first:
-   * exact again for an ordered query, a clear error for an unordered one of several endpoints.
-   */
   @Test
-  void twoActionsOnOneDataFrame() {
-    Dataset<Row> ordered = query("SELECT id FROM once ORDER BY id");
-    assertThat(sum(ordered.collectAsList())).isEqualTo(999L * 1000 / 2);
-    assertThat(sum(ordered.collectAsList())).isEqualTo(999L * 1000 / 2);
+  void anOrderedQueryOfSeveralEndpointsWithTiesReadAgainFailsInsteadOfSplittingItAnew() {
+    JavaRDD<Row> planned = query(several, "SELECT k, id FROM ties ORDER BY k").javaRDD();
+    assertThat(planned.getNumPartitions()).isEqualTo(2);
+    List<Row> first = planned.collect();
+    assertThat(ids(first, 1)).hasSize(1000).doesNotHaveDuplicates();
+    assertThat(sum(first, 1)).isEqualTo(SUM);
+    assertThatThrownBy(planned::collect).satisfies(SingleUseTicketsTest::failsSayingWhy);
+  }
 
-    Dataset<Row> unordered = query("SELECT id FROM once");
-    assertThat(sum(unordered.collectAsList())).isEqualTo(999L * 1000 / 2);
-    assertThatThrownBy(unordered::collectAsList).hasMessageContaining("cache() the DataFrame");
-    // cache() reads the server once, and every later action reads the cache.
-    Dataset<Row> cached = query("SELECT id FROM once").cache();
-    assertThat(sum(cached.collectAsList())).isEqualTo(999L * 1000 / 2);
-    assertThat(sum(cached.collectAsList())).isEqualTo(999L * 1000 / 2);
-    cached.unpersist();
+  /** Rows changed between two reads: a second read never mixes the old split with new rows. */
+  @Test
+  void rowsChangedBetweenTwoActionsOnOneDataFrameAreNeverMixedIn() {
+    several.execute("CREATE TABLE growing AS SELECT i AS id FROM range(1000) r(i)");
+    Dataset<Row> ordered = query(several, "SELECT id FROM growing ORDER BY id");
+    assertThat(sum(ordered.collectAsList(), 0)).isEqualTo(SUM);
+    several.execute("INSERT INTO growing SELECT i AS id FROM range(1000, 1500) r(i)");
+    assertThatThrownBy(ordered::collectAsList).satisfies(SingleUseTicketsTest::failsSayingWhy);
+  }
+
+  @Test
+  void aSortSamplesItsInputAndFailsOnAQueryOfSeveralEndpointsUnlessCached() {
+    Dataset<Row> ordered = query(several, "SELECT k, id FROM ties ORDER BY k");
+    assertThatThrownBy(() -> ordered.orderBy(col("id").desc()).collectAsList())
+        .satisfies(SingleUseTicketsTest::failsSayingWhy);
+
+    // cache() reads the server once, and every later job reads the cache.
+    Dataset<Row> cached = query(several, "SELECT k, id FROM ties ORDER BY k").cache();
+    try {
+      List<Long> sorted =
+          cached.orderBy(col("id").desc()).collectAsList().stream()
+              .map(r -> r.getLong(1))
+              .collect(Collectors.toList());
+      assertThat(sorted).hasSize(1000).startsWith(999L, 998L).endsWith(0L);
+      assertThat(sum(cached.collectAsList(), 1)).isEqualTo(SUM);
+    } finally {
+      cached.unpersist(true);
+    }
+  }
+
+  /** Client partitions each run their own query, so reading them again reads the same rows. */
+  @Test
+  void clientPartitionsOfSeveralEndpointsReadAgainGiveTheSameRows() {
+    JavaRDD<Row> planned =
+        spark
+            .read()
+            .format("flightsql")
+            .option("uri", several.uri())
+            .option("dbtable", "ties")
+            .option("partitionColumn", "id")
+            .option("lowerBound", "0")
+            .option("upperBound", "1000")
+            .option("numPartitions", "2")
+            .load()
+            .javaRDD();
+    List<Long> first = ids(planned.collect(), 1);
+    assertThat(first).hasSize(1000).doesNotHaveDuplicates();
+    assertThat(ids(planned.collect(), 1)).isEqualTo(first);
+  }
+
+  @Test
+  void aQueryOfOneEndpointIsRunAgainAndReadExactlyEachTime() {
+    JavaRDD<Row> planned = query(one, "SELECT k, id FROM ties ORDER BY k").javaRDD();
+    assertThat(planned.getNumPartitions()).isEqualTo(1);
+    List<Long> first = ids(planned.collect(), 1);
+    assertThat(first).hasSize(1000).doesNotHaveDuplicates();
+    for (int read = 0; read < 2; read++) {
+      assertThat(ids(planned.collect(), 1)).isEqualTo(first);
+    }
+    List<Long> sorted =
+        query(one, "SELECT id FROM once").orderBy(col("id").desc()).collectAsList().stream()
+            .map(r -> r.getLong(0))
+            .collect(Collectors.toList());
+    assertThat(sorted).hasSize(1000).startsWith(999L, 998L).endsWith(0L);
   }
 
   /** A task that fails after reading its partition is retried, and the retry reads it again. */
   @Test
-  void aRetriedTaskReadsItsOrderedPartitionAgain() {
+  void aRetriedTaskReadsItsOneEndpointAgain() {
     List<Long> ids =
-        query("SELECT id FROM once ORDER BY id")
+        query(one, "SELECT id FROM once")
             .javaRDD()
             .map(
                 row -> {
@@ -147,17 +202,22 @@ class SingleUseTicketsTest {
                 })
             .collect();
     assertThat(ids).hasSize(1000);
-    assertThat(ids.stream().mapToLong(Long::longValue).sum()).isEqualTo(999L * 1000 / 2);
+    assertThat(ids.stream().mapToLong(Long::longValue).sum()).isEqualTo(SUM);
   }
 
+  /** The same retry on a query of several endpoints fails the job, which loses and doubles none. */
   @Test
-  void orderByIsFoundAtTheTopLevelOnly() {
-    assertThat(SqlText.endsWithOrderBy("SELECT id FROM t ORDER BY id LIMIT 5")).isTrue();
-    assertThat(SqlText.endsWithOrderBy("select * from (select id from t order by id) s")).isFalse();
-    assertThat(SqlText.endsWithOrderBy("SELECT 'ORDER BY x' AS s FROM t")).isFalse();
-    assertThat(SqlText.endsWithOrderBy("SELECT a FROM t ORDER BY a UNION SELECT b FROM u"))
-        .isFalse();
-    assertThat(SqlText.endsWithOrderBy("SELECT a FROM t -- ORDER BY a\n")).isFalse();
-    assertThat(SqlText.endsWithOrderBy("SELECT \"order by\" FROM t ORDER\nBY 1")).isTrue();
+  void aRetriedTaskOfAQueryOfSeveralEndpointsFailsTheJob() {
+    JavaRDD<Long> failing =
+        query(several, "SELECT id FROM once")
+            .javaRDD()
+            .map(
+                row -> {
+                  if (TaskContext.get().attemptNumber() == 0 && row.getLong(0) == 999) {
+                    throw new IllegalStateException("the first attempt of this task fails");
+                  }
+                  return row.getLong(0);
+                });
+    assertThatThrownBy(failing::collect).satisfies(SingleUseTicketsTest::failsSayingWhy);
   }
 }

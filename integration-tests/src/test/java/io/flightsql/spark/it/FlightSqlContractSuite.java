@@ -309,7 +309,8 @@ abstract class FlightSqlContractSuite {
   /**
    * Spark reads planned partitions again for a second action on the same DataFrame, a second job
    * over the same RDD and the sampling pass of a sort: each gives the same rows, also on servers
-   * whose tickets can be read once (Sail, Deephaven), where the connector plans the query again.
+   * whose tickets can be read once (Sail, Deephaven). Those give one endpoint per query, which the
+   * connector plans again; a plan of several endpoints never is (SingleUseTicketsTest).
    */
   @Test
   void aPlannedReadReadAgainGivesTheSameRows() {

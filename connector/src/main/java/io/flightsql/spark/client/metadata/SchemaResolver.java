@@ -2,6 +2,7 @@ package io.flightsql.spark.client.metadata;
 
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -54,7 +55,7 @@ public final class SchemaResolver {
    * @throws FlightSqlConnectorException the first failure that is not "unimplemented" (the most
    *     telling one, e.g. the server's syntax error), with the others attached as suppressed
    */
-  public static Schema resolve(List<Source> sources, Object target) {
+  public static Schema resolve(List<Source> sources, FlightUri target) {
     List<Throwable> failures = new ArrayList<>();
     for (Source source : sources) {
       try {
@@ -75,14 +76,14 @@ public final class SchemaResolver {
     FlightSqlConnectorException primary = firstTelling(failures);
     if (primary == null) {
       primary =
-          new FlightSqlConnectorException(
-              "[flightsql] The server at "
-                  + target
-                  + " gave no result schema for the query (tried "
+          FlightErrors.failure(
+              "Schema inference",
+              target,
+              FlightStatusCode.UNKNOWN,
+              "the server gave no result schema for the query (tried "
                   + String.join(", ", triedRpcs(sources))
                   + ")",
-              "UNKNOWN",
-              "",
+              "Give the read its schema (DataFrameReader.schema) to skip inference",
               null);
     }
     for (Throwable other : failures) {

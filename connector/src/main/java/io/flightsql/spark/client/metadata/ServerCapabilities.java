@@ -44,6 +44,9 @@ public final class ServerCapabilities implements Serializable {
   /** Whether a probe found that the server reads SQL as Spark does ({@code "c"} is a string). */
   private final boolean sparkSql;
 
+  /** Whether {@link #identifierQuote} is what a probe found rather than what GetSqlInfo said. */
+  private final boolean quoteProbed;
+
   ServerCapabilities(
       boolean transactions,
       Boolean bulkIngestion,
@@ -58,6 +61,7 @@ public final class ServerCapabilities implements Serializable {
         identifierQuote,
         serverName,
         serverVersion,
+        false,
         false);
   }
 
@@ -68,7 +72,8 @@ public final class ServerCapabilities implements Serializable {
       String identifierQuote,
       String serverName,
       String serverVersion,
-      boolean sparkSql) {
+      boolean sparkSql,
+      boolean quoteProbed) {
     this.transactions = transactions;
     this.bulkIngestion = bulkIngestion;
     this.ingestTransactions = ingestTransactions;
@@ -76,6 +81,7 @@ public final class ServerCapabilities implements Serializable {
     this.serverName = serverName;
     this.serverVersion = serverVersion;
     this.sparkSql = sparkSql;
+    this.quoteProbed = quoteProbed;
   }
 
   /**
@@ -92,7 +98,8 @@ public final class ServerCapabilities implements Serializable {
         quote,
         serverName,
         serverVersion,
-        sparkSql);
+        sparkSql,
+        !quote.isEmpty());
   }
 
   /** Capabilities from the values of a GetSqlInfo answer, by SqlInfo id. */
@@ -149,6 +156,11 @@ public final class ServerCapabilities implements Serializable {
     return sparkSql;
   }
 
+  /** Whether the identifier quote was established by a probe query, not said by GetSqlInfo. */
+  public boolean quoteProbed() {
+    return quoteProbed;
+  }
+
   /** FLIGHT_SQL_SERVER_NAME, or empty. */
   public String serverName() {
     return serverName;
@@ -173,6 +185,7 @@ public final class ServerCapabilities implements Serializable {
         + ingestTransactions
         + ", identifierQuote="
         + identifierQuote
+        + (quoteProbed ? " (probed)" : "")
         + (sparkSql ? ", sparkSql" : "")
         + "}";
   }

@@ -1,30 +1,32 @@
 package io.flightsql.spark.client.transport;
 
-import java.net.HttpCookie;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.arrow.flight.CallHeaders;
-import org.apache.arrow.flight.CallInfo;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightClientMiddleware;
 import org.apache.arrow.flight.FlightMethod;
+import org.apache.arrow.flight.impl.FlightServiceGrpc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The credentials one {@code FlightSqlSession} sends with every call, and a Flight client
- * middleware that sends them: the headers of options {@code header.*}, {@code authorization:
- * Bearer} with the fixed token or the one basic authentication obtained, and the cookies the server
- * set. The middleware also keeps what the server answers: {@code set-cookie} headers and a (new)
- * bearer token. Thread-safe: a gRPC callback thread writes what a task thread reads.
+ * The credentials one {@code FlightSqlSession} sends with every call, and, per server it calls
+ * ({@link #forTarget}), a Flight client middleware that sends them: the headers of options {@code
+ * header.*}, {@code authorization: Bearer} with the fixed token or the one basic authentication
+ * obtained, and the cookies of the session's jar that go to that server. The middleware also keeps
+ * what the server answers: {@code set-cookie} headers, stored for the host that sent them ({@link
+ * CookieJar}), and a (new) bearer token. Thread-safe: a gRPC callback thread writes what a task
+ * thread reads.
  *
  * <p>Arrow's own {@code ClientCookieMiddleware} keeps cookies in a factory that cannot be seeded or
- * read, and a session cookie must travel from the driver to executors, hence this class.
+ * read, sends every cookie to every host, and a session cookie must travel from the driver to
+ * executors, hence this class.
  */
-final class CallState implements FlightClientMiddleware.Factory {
+final class CallState {
   private static final Logger LOG = LoggerFactory.getLogger(CallState.class);
 
   /**
@@ -36,7 +38,7 @@ final class CallState implements FlightClientMiddleware.Factory {
   private final ConnectionSettings settings;
   private final String identity;
   private volatile String bearer;
-  private final Map<String, String> cookies = new ConcurrentSkipListMap<>();
+  private final CookieJar cookies;
 
   CallState(ConnectionSettings settings, SessionState seed) {
     this.settings = settings;
@@ -49,7 +51,7 @@ final class CallState implements FlightClientMiddleware.Factory {
       // The server session the driver opened, so that executors redeem its tickets in it.
       bearer = seed.bearerToken();
     }
-    cookies.putAll(seed.cookies());
+    cookies = new CookieJar(seed.cookies());
   }
 
   ConnectionSettings settings() {
@@ -81,12 +83,25 @@ final class CallState implements FlightClientMiddleware.Factory {
   }
 
   SessionState snapshot() {
-    return new SessionState(settings.basicAuth() || headerAuth() ? bearer : null, cookies);
+    return new SessionState(
+        settings.basicAuth() || headerAuth() ? bearer : null,
+        cookies.snapshot(System.currentTimeMillis()));
   }
 
-  @Override
-  public FlightClientMiddleware onCallStarted(CallInfo info) {
-    return new Middleware(info.method());
+  /** The middleware factory of the calls to {@code target}, which get the cookies that go there. */
+  FlightClientMiddleware.Factory forTarget(FlightUri target) {
+    return info -> new Middleware(target, info.method());
+  }
+
+  /**
+   * The path of a Flight method's gRPC calls, which cookie paths match: {@code /<service>/DoGet}.
+   */
+  static String path(FlightMethod method) {
+    StringBuilder name = new StringBuilder();
+    for (String word : method.name().split("_")) {
+      name.append(word.charAt(0)).append(word.substring(1).toLowerCase(Locale.ROOT));
+    }
+    return "/" + FlightServiceGrpc.SERVICE_NAME + "/" + name;
   }
 
   private void tokenReceived(String token) {
@@ -100,30 +115,29 @@ final class CallState implements FlightClientMiddleware.Factory {
     }
   }
 
-  private void cookieReceived(String header) {
-    List<HttpCookie> parsed;
+  private void cookieReceived(FlightUri from, String path, String header) {
+    List<String> names;
     try {
-      parsed = HttpCookie.parse(header);
+      names = cookies.receive(from, path, header, System.currentTimeMillis());
     } catch (IllegalArgumentException e) {
       // Neither the header nor the parser's message is logged: both hold the cookie's value.
-      LOG.debug("Ignored a set-cookie header from {} that could not be parsed", settings.uri());
+      LOG.debug("Ignored a set-cookie header from {} that could not be parsed", from);
       return;
     }
-    for (HttpCookie cookie : parsed) {
-      if (cookie.getMaxAge() == 0) {
-        cookies.remove(cookie.getName());
-      } else {
-        cookies.put(cookie.getName(), cookie.getValue());
-      }
-      LOG.debug("Received cookie '{}' from {}", cookie.getName(), settings.uri());
+    for (String name : names) {
+      LOG.debug("Received cookie '{}' from {}", name, from);
     }
   }
 
   private final class Middleware implements FlightClientMiddleware {
+    private final FlightUri target;
     private final FlightMethod method;
+    private final String path;
 
-    Middleware(FlightMethod method) {
+    Middleware(FlightUri target, FlightMethod method) {
+      this.target = target;
       this.method = method;
+      this.path = path(method);
     }
 
     @Override
@@ -141,15 +155,9 @@ final class CallState implements FlightClientMiddleware.Factory {
       if (token != null && method != FlightMethod.HANDSHAKE) {
         outgoing.insert("authorization", "Bearer " + token);
       }
-      if (!cookies.isEmpty()) {
-        StringBuilder cookie = new StringBuilder();
-        for (Map.Entry<String, String> c : cookies.entrySet()) {
-          if (cookie.length() > 0) {
-            cookie.append("; ");
-          }
-          cookie.append(c.getKey()).append('=').append(c.getValue());
-        }
-        outgoing.insert("cookie", cookie.toString());
+      String cookie = cookies.header(target, path, System.currentTimeMillis());
+      if (cookie != null) {
+        outgoing.insert("cookie", cookie);
       }
     }
 
@@ -157,7 +165,7 @@ final class CallState implements FlightClientMiddleware.Factory {
     public void onHeadersReceived(CallHeaders incoming) {
       if (incoming.containsKey("set-cookie")) {
         for (String header : incoming.getAll("set-cookie")) {
-          cookieReceived(header);
+          cookieReceived(target, path, header);
         }
       }
       String authorization = incoming.get("authorization");

@@ -112,7 +112,8 @@ public final class ConnectionSettings implements Serializable {
     return Collections.unmodifiableMap(headers);
   }
 
-  long connectTimeoutMillis() {
+  /** How long a call waits for its connection (TCP, TLS and HTTP/2 handshakes), in ms. */
+  public long connectTimeoutMillis() {
     return connectTimeoutMillis;
   }
 
@@ -127,7 +128,7 @@ public final class ConnectionSettings implements Serializable {
   }
 
   /** The gRPC keepalive time of the channel in milliseconds, or 0 for no keepalive pings. */
-  long keepAliveTimeMillis() {
+  public long keepAliveTimeMillis() {
     return keepAliveTimeMillis;
   }
 
@@ -273,7 +274,7 @@ public final class ConnectionSettings implements Serializable {
     private long connectTimeoutMillis = 30_000L;
     private long callTimeoutMillis;
     private long streamIdleTimeoutMillis = 300_000L;
-    private long keepAliveTimeMillis;
+    private long keepAliveTimeMillis = 300_000L;
     private int maxRetries = 3;
     private int maxInboundMessageSize = Integer.MAX_VALUE;
     private boolean allowInsecureLocations;

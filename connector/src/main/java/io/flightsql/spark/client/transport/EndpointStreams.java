@@ -2,8 +2,10 @@ package io.flightsql.spark.client.transport;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Ticket;
@@ -53,6 +55,11 @@ public final class EndpointStreams {
    * target worked.
    */
   public FlightStream open(List<FlightUri> targets, Ticket ticket) {
+    return open(targets, ticket, new FlightUri[1]);
+  }
+
+  /** As {@link #open(List, Ticket)}, noting in {@code openedFrom[0]} the target that answered. */
+  private FlightStream open(List<FlightUri> targets, Ticket ticket, FlightUri[] openedFrom) {
     FlightSqlConnectorException failure = null;
     for (FlightUri target : targets) {
       try {
@@ -64,6 +71,7 @@ public final class EndpointStreams {
           LOG.warn(
               "Reading from {} after an earlier location failed: {}", target, failure.getMessage());
         }
+        openedFrom[0] = target;
         return stream;
       } catch (RuntimeException e) {
         FlightSqlConnectorException wrapped = SessionClients.failed("DoGet", target, e);
@@ -80,8 +88,8 @@ public final class EndpointStreams {
   public void forEachRow(FlightEndpoint endpoint, RowVisitor visitor) {
     read(
         endpoint,
-        stream -> {
-          while (stream.next()) {
+        (stream, next) -> {
+          while (next.getAsBoolean()) {
             VectorSchemaRoot root = stream.getRoot();
             for (int i = 0; i < root.getRowCount(); i++) {
               visitor.row(root, i);
@@ -95,9 +103,9 @@ public final class EndpointStreams {
   public long countRows(FlightEndpoint endpoint) {
     return read(
         endpoint,
-        stream -> {
+        (stream, next) -> {
           long rows = 0;
-          while (stream.next()) {
+          while (next.getAsBoolean()) {
             rows += stream.getRoot().getRowCount();
           }
           return rows;
@@ -106,21 +114,23 @@ public final class EndpointStreams {
 
   /** The schema at the head of the endpoint's stream (see {@link StreamSchemas}). */
   public Schema schema(FlightEndpoint endpoint) {
-    return read(endpoint, StreamSchemas::schema);
+    return read(endpoint, (stream, next) -> StreamSchemas.schema(stream));
   }
 
   /**
-   * Opens the endpoint's stream, hands it to {@code reader} and closes it. A failure to close is
-   * suppressed into the reader's failure, or thrown as an {@link IllegalStateException} when the
-   * reader succeeded.
+   * Opens the endpoint's stream, hands it to {@code reader} with the stream's {@code next()}
+   * bounded by option {@code streamIdleTimeout}, and closes it. A failure to close is suppressed
+   * into the reader's failure, or thrown as an {@link IllegalStateException} when the reader
+   * succeeded.
    */
-  private <T> T read(FlightEndpoint endpoint, Function<FlightStream, T> reader) {
+  private <T> T read(FlightEndpoint endpoint, BiFunction<FlightStream, BooleanSupplier, T> reader) {
     // Not a try-with-resources: FlightStream.close() declares Exception, which includes
     // InterruptedException, and javac's "try" lint refuses such a resource.
-    FlightStream stream = open(targets(endpoint), endpoint.getTicket());
+    FlightUri[] target = new FlightUri[1];
+    FlightStream stream = open(targets(endpoint), endpoint.getTicket(), target);
     T value;
     try {
-      value = reader.apply(stream);
+      value = reader.apply(stream, () -> next(stream, target[0]));
     } catch (RuntimeException | Error e) {
       AutoCloseables.close(e, stream);
       throw e;
@@ -134,6 +144,41 @@ public final class EndpointStreams {
       throw new IllegalStateException("Closing a stream of " + server + " failed: " + e, e);
     }
     return value;
+  }
+
+  /**
+   * The stream's next message, cancelling the stream when none comes within option {@code
+   * streamIdleTimeout}: a server that stopped answering a metadata call or a probe in mid-stream
+   * fails it rather than holding the driver.
+   */
+  private boolean next(FlightStream stream, FlightUri target) {
+    long timeout = settings.streamIdleTimeoutMillis();
+    try (StreamWatch watch =
+        StreamWatch.start(
+            timeout, () -> stream.cancel("option 'streamIdleTimeout' passed", null))) {
+      try {
+        boolean more = stream.next();
+        if (watch.fired()) {
+          throw idle(target, timeout, null);
+        }
+        return more;
+      } catch (RuntimeException e) {
+        if (watch.fired()) {
+          throw idle(target, timeout, e);
+        }
+        throw e;
+      }
+    }
+  }
+
+  private static FlightSqlConnectorException idle(FlightUri target, long timeout, Throwable cause) {
+    return FlightErrors.failure(
+        "DoGet",
+        target,
+        FlightStatusCode.TIMED_OUT,
+        StreamWatch.silence("reading the answer of a metadata call or probe", timeout),
+        "Check the server; if it is only slow, raise 'streamIdleTimeout' (0 waits for ever)",
+        cause);
   }
 
   /**

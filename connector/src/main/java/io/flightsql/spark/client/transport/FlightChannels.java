@@ -2,21 +2,19 @@ package io.flightsql.spark.client.transport;
 
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NegotiationType;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
-import java.io.ByteArrayInputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLException;
+import org.apache.arrow.flight.CallStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,23 +23,29 @@ import org.slf4j.LoggerFactory;
  * connect timeout, message size, keepalive), shared by every query planned on the driver and every
  * partition read on an executor with the same ones. A channel is a connection pool and is
  * thread-safe; Flight clients over it are cheap and are made per use, each with its own allocator
- * and credentials. Channels are closed when the JVM (driver or executor) shuts down.
+ * and credentials, and each counts as a user of the channel until it is closed ({@link
+ * SharedChannel}). A channel without users for {@link #IDLE_CHANNEL_MILLIS} is shut down, and the
+ * rest when the JVM (driver or executor) shuts down. Shutting down is gRPC's orderly one: calls
+ * under way on the channel finish, so none is cut by the eviction.
  */
 public final class FlightChannels {
   private static final Logger LOG = LoggerFactory.getLogger(FlightChannels.class);
-  private static final ConcurrentMap<Key, ManagedChannel> CHANNELS = new ConcurrentHashMap<>();
+  private static final ConcurrentMap<Key, Entry> CHANNELS = new ConcurrentHashMap<>();
 
-  /** How many times each channel has become connected (READY); see {@link #connection}. */
-  private static final ConcurrentMap<ManagedChannel, AtomicLong> CONNECTIONS =
-      new ConcurrentHashMap<>();
+  /** Numbers each connection any channel of this JVM makes; see {@link #connection}. */
+  private static final AtomicLong CONNECTIONS = new AtomicLong();
 
-  static {
-    TransportLogging.silenceFrameLogger();
-    Runtime.getRuntime()
-        .addShutdownHook(new Thread(FlightChannels::closeAll, "flightsql-close-channels"));
-  }
+  /**
+   * How long a channel nobody uses is kept: long enough for the next query or task of a job to find
+   * it connected, short enough that the channels of endpoint hosts read once do not pile up.
+   */
+  static final long IDLE_CHANNEL_MILLIS = TimeUnit.MINUTES.toMillis(10);
 
-  private FlightChannels() {}
+  /**
+   * How long gRPC waits for the answer to a keepalive ping before it closes the connection (gRPC's
+   * own default, set here so that the documentation can rely on it).
+   */
+  public static final long KEEP_ALIVE_TIMEOUT_MILLIS = 20_000;
 
   /**
    * The longest a call waits for a channel that failed to connect earlier to connect again, before
@@ -50,48 +54,155 @@ public final class FlightChannels {
    */
   static final long RECONNECT_WAIT_MILLIS = 2_000;
 
+  /** How often a wait for a connection looks at the caller's budget. */
+  private static final long BUDGET_CHECK_MILLIS = 100;
+
+  static {
+    TransportLogging.silenceFrameLogger();
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(FlightChannels::closeAll, "flightsql-close-channels"));
+    ScheduledThreadPoolExecutor sweeper =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "flightsql-idle-channels");
+              t.setDaemon(true);
+              return t;
+            });
+    sweeper.scheduleWithFixedDelay(() -> evictIdle(IDLE_CHANNEL_MILLIS), 1, 1, TimeUnit.MINUTES);
+  }
+
+  private FlightChannels() {}
+
   /**
-   * The channel to {@code target} with the transport settings of {@code settings}. A channel whose
+   * A view of the channel to {@code target} with the transport settings of {@code settings}, for
+   * one client, which counts as a user of the channel until it shuts the view down. A channel whose
    * last connection attempt failed is first made to connect again at once, and waited for up to
    * {@link #RECONNECT_WAIT_MILLIS} (see {@link #reconnectDuring}).
    */
-  static ManagedChannel channel(FlightUri target, ConnectionSettings settings) {
-    ManagedChannel channel =
-        CHANNELS.computeIfAbsent(new Key(target, settings), key -> open(target, settings));
+  static SharedChannel acquire(FlightUri target, ConnectionSettings settings) {
+    Key key = new Key(target, settings);
+    Entry entry =
+        CHANNELS.compute(
+            key,
+            (k, old) -> {
+              Entry used = old != null ? old : open(target, settings);
+              used.users++;
+              return used;
+            });
     try {
-      reconnect(List.of(channel), Math.min(RECONNECT_WAIT_MILLIS, settings.connectTimeoutMillis()));
+      reconnect(
+          List.of(entry.channel), Math.min(RECONNECT_WAIT_MILLIS, settings.connectTimeoutMillis()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    return channel;
+    return new SharedChannel(entry.channel, () -> release(key, entry));
+  }
+
+  private static void release(Key key, Entry released) {
+    CHANNELS.computeIfPresent(
+        key,
+        (k, entry) -> {
+          if (entry == released && --entry.users == 0) {
+            entry.idleSinceNanos = System.nanoTime();
+          }
+          return entry;
+        });
+  }
+
+  /**
+   * Shuts down the channels nobody has used for {@code idleMillis}, in gRPC's orderly way.
+   *
+   * @return how many were shut down
+   */
+  static int evictIdle(long idleMillis) {
+    int evicted = 0;
+    long now = System.nanoTime();
+    for (Key key : new ArrayList<>(CHANNELS.keySet())) {
+      Entry[] removed = new Entry[1];
+      CHANNELS.computeIfPresent(
+          key,
+          (k, entry) -> {
+            if (entry.users > 0
+                || now - entry.idleSinceNanos < TimeUnit.MILLISECONDS.toNanos(idleMillis)) {
+              return entry;
+            }
+            removed[0] = entry;
+            return null;
+          });
+      if (removed[0] != null) {
+        LOG.info("Closing the gRPC channel to {}, unused for a while", key.target);
+        removed[0].channel.shutdown();
+        evicted++;
+      }
+    }
+    return evicted;
+  }
+
+  /** How many channels this JVM keeps open; for tests. */
+  static int openChannels() {
+    return CHANNELS.size();
   }
 
   /**
    * A number that changes each time the channel to {@code target} with these settings connects
-   * anew. What a server said of itself holds while it stays the same: a new connection may reach a
-   * restarted server, or another server on the same port.
+   * anew, unique in the JVM; -1 while there is no such channel. What a server said of itself holds
+   * while it stays the same: a new connection may reach a restarted server, or another server on
+   * the same port.
    */
   public static long connection(FlightUri target, ConnectionSettings settings) {
-    ManagedChannel channel = CHANNELS.get(new Key(target, settings));
-    AtomicLong count = channel == null ? null : CONNECTIONS.get(channel);
-    return count == null ? -1 : count.get();
+    Entry entry = CHANNELS.get(new Key(target, settings));
+    return entry == null ? -1 : entry.connection;
   }
 
-  /** Counts the channel's connections, following its states for as long as it is open. */
-  private static void countConnections(ManagedChannel channel, AtomicLong count) {
-    ConnectivityState state = channel.getState(false);
-    if (state == ConnectivityState.SHUTDOWN) {
-      CONNECTIONS.remove(channel);
-      return;
+  /**
+   * Waits until {@code channel} is connected (READY), or known not to connect (TRANSIENT_FAILURE,
+   * where gRPC fails calls at once with the reason), for at most {@code connectTimeoutMillis}. A
+   * call started on a channel still connecting waits inside gRPC without any bound but its
+   * deadline: a server that accepts the TCP connection and never completes the TLS or HTTP/2
+   * handshake (or a proxy in front of a dead one) would hold it for ever.
+   *
+   * <p>The wait ends sooner when the caller's {@code budget} runs out or stops, and the call then
+   * goes ahead with the little time left, to fail as its deadline says.
+   *
+   * @throws org.apache.arrow.flight.FlightRuntimeException UNAVAILABLE naming option {@code
+   *     connectTimeout} when the connection is still not made; CANCELLED when interrupted
+   */
+  static void awaitConnected(ManagedChannel channel, long connectTimeoutMillis, CallBudget budget) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis);
+    ConnectivityState state = channel.getState(true);
+    while (state == ConnectivityState.IDLE || state == ConnectivityState.CONNECTING) {
+      if (budget.stopped() || budget.millisLeft() <= 0) {
+        return;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw CallStatus.UNAVAILABLE
+            .withDescription(
+                "no connection within option 'connectTimeout' ("
+                    + StreamWatch.describe(connectTimeoutMillis)
+                    + "): the server (or a proxy in front of it) did not complete the TCP, TLS"
+                    + " and HTTP/2 handshakes")
+            .toRuntimeException();
+      }
+      if (budget != CallBudget.UNLIMITED) {
+        left =
+            Math.min(
+                left,
+                TimeUnit.MILLISECONDS.toNanos(Math.min(budget.millisLeft(), BUDGET_CHECK_MILLIS)));
+      }
+      CountDownLatch changed = new CountDownLatch(1);
+      channel.notifyWhenStateChanged(state, changed::countDown);
+      try {
+        changed.await(left, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw CallStatus.CANCELLED
+            .withDescription("interrupted while connecting to the server")
+            .toRuntimeException();
+      }
+      state = channel.getState(true);
     }
-    channel.notifyWhenStateChanged(
-        state,
-        () -> {
-          if (channel.getState(false) == ConnectivityState.READY) {
-            count.incrementAndGet();
-          }
-          countConnections(channel, count);
-        });
   }
 
   /**
@@ -109,9 +220,9 @@ public final class FlightChannels {
     long start = System.nanoTime();
     List<ManagedChannel> channels = new ArrayList<>();
     CHANNELS.forEach(
-        (key, channel) -> {
+        (key, entry) -> {
           if (key.target.equals(target)) {
-            channels.add(channel);
+            channels.add(entry.channel);
           }
         });
     if (!reconnect(channels, millis)) {
@@ -151,7 +262,7 @@ public final class FlightChannels {
     }
   }
 
-  private static ManagedChannel open(FlightUri target, ConnectionSettings settings) {
+  private static Entry open(FlightUri target, ConnectionSettings settings) {
     LOG.info("Opening a gRPC channel to {}", target);
     NettyChannelBuilder builder =
         NettyChannelBuilder.forAddress(target.host(), target.port())
@@ -162,77 +273,69 @@ public final class FlightChannels {
                 (int) Math.min(Integer.MAX_VALUE, settings.connectTimeoutMillis()));
     if (settings.keepAliveTimeMillis() > 0) {
       // Only while calls are open: servers refuse pings on idle connections by default
-      // (grpc-java's permitKeepAliveWithoutCalls), and a stream waiting is where a dead peer hurts.
+      // (grpc-java's permitKeepAliveWithoutCalls), and a call waiting is where a dead peer hurts.
       builder
           .keepAliveTime(settings.keepAliveTimeMillis(), TimeUnit.MILLISECONDS)
+          .keepAliveTimeout(KEEP_ALIVE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
           .keepAliveWithoutCalls(false);
     }
     if (target.isTls()) {
-      builder.negotiationType(NegotiationType.TLS).sslContext(tls(settings));
+      builder.negotiationType(NegotiationType.TLS).sslContext(ChannelTls.context(settings));
     } else {
       builder.usePlaintext();
     }
-    ManagedChannel channel = builder.build();
+    Entry entry = new Entry(builder.build());
     // Connect now, while the caller builds its client and call, not at the first call.
-    channel.getState(true);
-    AtomicLong count = new AtomicLong();
-    CONNECTIONS.put(channel, count);
-    countConnections(channel, count);
-    return channel;
+    entry.channel.getState(true);
+    countConnections(entry);
+    return entry;
   }
 
-  private static io.netty.handler.ssl.SslContext tls(ConnectionSettings settings) {
-    SslContextBuilder ssl = GrpcSslContexts.forClient();
-    if (settings.skipCertificateVerification()) {
-      ssl.trustManager(InsecureTrustManagerFactory.INSTANCE);
-    } else if (settings.rootCertificates() != null) {
-      try {
-        ssl.trustManager(new ByteArrayInputStream(settings.rootCertificates()));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "Option 'tlsRootCerts' names a file without usable PEM certificates: " + e.getMessage(),
-            e);
-      }
+  /** Numbers the channel's connections, following its states for as long as it is open. */
+  private static void countConnections(Entry entry) {
+    ConnectivityState state = entry.channel.getState(false);
+    if (state == ConnectivityState.SHUTDOWN) {
+      return;
     }
-    if (settings.clientCertificate() != null) {
-      try {
-        ssl.keyManager(
-            new ByteArrayInputStream(settings.clientCertificate()),
-            new ByteArrayInputStream(settings.clientKey()));
-      } catch (IllegalArgumentException e) {
-        // The message of the PEM parser names the problem, never the key's content.
-        throw new IllegalArgumentException(
-            "Options 'clientCertificate' and 'clientKey' do not hold a PEM certificate chain and"
-                + " a PKCS#8 PEM private key: "
-                + e.getMessage(),
-            e);
-      }
-    }
-    try {
-      return ssl.build();
-    } catch (SSLException e) {
-      throw new IllegalArgumentException(
-          "The TLS settings (options 'tlsRootCerts', 'clientCertificate', 'clientKey') cannot be"
-              + " used: "
-              + e.getMessage(),
-          e);
-    }
+    entry.channel.notifyWhenStateChanged(
+        state,
+        () -> {
+          if (entry.channel.getState(false) == ConnectivityState.READY) {
+            entry.connection = CONNECTIONS.incrementAndGet();
+          }
+          countConnections(entry);
+        });
   }
 
   static void closeAll() {
-    for (ManagedChannel channel : CHANNELS.values()) {
-      channel.shutdownNow();
+    List<Entry> entries = new ArrayList<>(CHANNELS.values());
+    CHANNELS.clear();
+    for (Entry entry : entries) {
+      entry.channel.shutdownNow();
     }
-    for (ManagedChannel channel : CHANNELS.values()) {
+    for (Entry entry : entries) {
       try {
-        channel.awaitTermination(5, TimeUnit.SECONDS);
+        entry.channel.awaitTermination(5, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
       }
     }
-    CHANNELS.clear();
-    CONNECTIONS.clear();
+  }
+
+  /** A channel, how many clients use it, since when nobody does, and its connection's number. */
+  private static final class Entry {
+    final ManagedChannel channel;
+
+    /** Changed only inside the map's compute functions, which run one at a time per key. */
+    int users;
+
+    long idleSinceNanos = System.nanoTime();
+    volatile long connection = -1;
+
+    Entry(ManagedChannel channel) {
+      this.channel = channel;
+    }
   }
 
   /**

@@ -1,55 +1,126 @@
 package io.flightsql.spark.client.transport;
 
 import java.util.IdentityHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 
-/** Turns Flight and gRPC failures into {@link FlightSqlConnectorException}s users can act on. */
+/**
+ * Builds every error the connector raises about a server, in one form: {@code [flightsql] <rpc>
+ * failed for <server>: <STATUS>: <what happened>. <what to do>}; and tells what kind of failure an
+ * exception is, looking through the wrappers around it for the status a server or gRPC gave.
+ */
 public final class FlightErrors {
+  private static final String PREFIX = "[flightsql] ";
+
   private FlightErrors() {}
 
   /**
-   * Wraps a failure of one RPC: {@code [flightsql] <rpc> failed for <uri>: <STATUS>: <message>}.
-   * The URI printed is the server's address only (see {@link FlightUri}).
+   * The connector's error about a call: {@code [flightsql] <rpc> failed for <server>: <STATUS>:
+   * <detail>}, then {@code . <fix>} when there is one. It keeps {@code status} and {@code detail}
+   * for callers ({@link FlightSqlConnectorException#statusCode()}, {@link
+   * FlightSqlConnectorException#serverMessage()}) and a Serializable copy of {@code cause}.
+   *
+   * @param rpc the call or step that failed, as users know it: {@code DoGet}, {@code Planning}
+   * @param server the server called; a {@link FlightUri} prints no secret
+   * @param status the status of the failure, as gRPC names it
+   * @param detail what happened, in the server's words where it said
+   * @param fix what the user can do, or null when there is nothing to say
+   * @param cause the failure underneath, or null
+   */
+  public static FlightSqlConnectorException failure(
+      String rpc,
+      FlightUri server,
+      FlightStatusCode status,
+      String detail,
+      String fix,
+      Throwable cause) {
+    return build(rpc, server, status.name(), detail, detail, fix, cause);
+  }
+
+  /**
+   * A message of the connector that is not about one call (an unsupported statement, say), with the
+   * prefix every connector message has: {@code [flightsql] <sentence>}.
+   */
+  public static String message(String sentence) {
+    return PREFIX + sentence;
+  }
+
+  /**
+   * Wraps a failure of one RPC: {@code [flightsql] <rpc> failed for <uri>: <STATUS>: <message>},
+   * with the innermost cause's message when it says more and a hint for the status. The status and
+   * message are those of the first Flight or connector failure in {@code t}'s chain of causes, so
+   * that a wrapper (an {@code IllegalStateException} around a stream's failure, say) does not turn
+   * UNAVAILABLE into UNKNOWN. The URI printed is the server's address only (see {@link FlightUri}).
    */
   public static FlightSqlConnectorException rpcFailed(String rpc, Object target, Throwable t) {
     if (t instanceof FlightSqlConnectorException) {
       return (FlightSqlConnectorException) t;
     }
+    Throwable carrier = statusCarrier(t);
     String status = "UNKNOWN";
     String serverMessage = String.valueOf(t.getMessage());
-    if (t instanceof FlightRuntimeException) {
-      CallStatus callStatus = ((FlightRuntimeException) t).status();
+    if (carrier instanceof FlightSqlConnectorException) {
+      status = ((FlightSqlConnectorException) carrier).statusCode();
+      serverMessage = String.valueOf(((FlightSqlConnectorException) carrier).serverMessage());
+    } else if (carrier instanceof FlightRuntimeException) {
+      CallStatus callStatus = ((FlightRuntimeException) carrier).status();
       status = callStatus.code().name();
       serverMessage = callStatus.description() == null ? "" : callStatus.description();
     }
-    String detail = rootCauseDetail(t, serverMessage);
+    String detail = serverMessage.isEmpty() ? "(no message)" : serverMessage;
+    String innermost = rootCauseDetail(t, serverMessage);
+    if (!innermost.isEmpty()) {
+      detail += " (" + innermost + ")";
+    }
+    return build(rpc, target, status, detail, serverMessage, hint(status, serverMessage, t), t);
+  }
+
+  private static FlightSqlConnectorException build(
+      String rpc,
+      Object server,
+      String status,
+      String detail,
+      String serverMessage,
+      String fix,
+      Throwable cause) {
     StringBuilder message =
-        new StringBuilder("[flightsql] ")
+        new StringBuilder(PREFIX)
             .append(rpc)
             .append(" failed for ")
-            .append(target)
+            .append(server)
             .append(": ")
             .append(status)
             .append(": ")
-            .append(serverMessage.isEmpty() ? "(no message)" : serverMessage);
-    if (!detail.isEmpty()) {
-      message.append(" (").append(detail).append(')');
-    }
-    String hint = hint(t);
-    if (!hint.isEmpty()) {
-      message.append(". ").append(hint);
+            .append(detail);
+    if (fix != null && !fix.isEmpty()) {
+      message.append(". ").append(fix);
     }
     return new FlightSqlConnectorException(
-        message.toString(), status, serverMessage, serializableCopy(t));
+        message.toString(), status, serverMessage, cause == null ? null : serializableCopy(cause));
+  }
+
+  /**
+   * The status of a failure as gRPC names it: its own, or that of the first Flight or connector
+   * failure among its causes; {@code UNKNOWN} when none has one.
+   */
+  public static String statusOf(Throwable t) {
+    Throwable carrier = statusCarrier(t);
+    if (carrier instanceof FlightSqlConnectorException) {
+      return ((FlightSqlConnectorException) carrier).statusCode();
+    }
+    if (carrier instanceof FlightRuntimeException) {
+      return ((FlightRuntimeException) carrier).status().code().name();
+    }
+    return "UNKNOWN";
   }
 
   /** True when the failure says the server does not implement the call. */
   public static boolean isUnimplemented(Throwable t) {
-    return t instanceof FlightRuntimeException
-        && ((FlightRuntimeException) t).status().code() == FlightStatusCode.UNIMPLEMENTED;
+    return "UNIMPLEMENTED".equals(statusOf(t));
   }
 
   /**
@@ -57,58 +128,92 @@ public final class FlightErrors {
    * reset), whether raw or already wrapped by the connector.
    */
   public static boolean isUnavailable(Throwable t) {
-    if (t instanceof FlightSqlConnectorException) {
-      return "UNAVAILABLE".equals(((FlightSqlConnectorException) t).statusCode());
-    }
-    return t instanceof FlightRuntimeException
-        && ((FlightRuntimeException) t).status().code() == FlightStatusCode.UNAVAILABLE;
+    return "UNAVAILABLE".equals(statusOf(t));
+  }
+
+  /**
+   * True when the call may be made again as it was, if it changes nothing on the server: the
+   * connection failed (UNAVAILABLE), or the stream was reset under the call ({@code INTERNAL} with
+   * an {@code RST_STREAM}, as a server killed mid-call or a proxy in between leaves it).
+   */
+  public static boolean isRetryable(Throwable t) {
+    return isUnavailable(t) || isStreamReset(t);
   }
 
   /** Status codes of failures that are about the call itself, not about what it asked. */
-  private static final java.util.Set<String> ABOUT_THE_CALL =
-      java.util.Set.of("UNAVAILABLE", "UNAUTHENTICATED", "UNAUTHORIZED", "CANCELLED", "TIMED_OUT");
+  private static final Set<String> ABOUT_THE_CALL =
+      Set.of(
+          "UNAVAILABLE",
+          "UNAUTHENTICATED",
+          "UNAUTHORIZED",
+          "CANCELLED",
+          "TIMED_OUT",
+          "RESOURCE_EXHAUSTED");
 
   /**
    * True when the failure is about the call (the server unreachable, the caller not authenticated
-   * or allowed, the call cancelled or out of time) and says nothing of the SQL, ticket or table it
-   * carried, whether raw or already wrapped by the connector.
+   * or allowed, the call cancelled, out of time or over a limit, the stream reset) and says nothing
+   * of the SQL, ticket or table it carried, whether raw or wrapped.
    */
   public static boolean isAboutTheCall(Throwable t) {
-    String code = null;
-    if (t instanceof FlightSqlConnectorException) {
-      code = ((FlightSqlConnectorException) t).statusCode();
-    } else if (t instanceof FlightRuntimeException) {
-      code = ((FlightRuntimeException) t).status().code().name();
-    }
-    return code != null && ABOUT_THE_CALL.contains(code);
+    return ABOUT_THE_CALL.contains(statusOf(t)) || isStreamReset(t);
   }
 
-  private static String hint(Throwable t) {
-    if (t instanceof FlightRuntimeException) {
-      FlightStatusCode code = ((FlightRuntimeException) t).status().code();
-      String tls = tlsHint(t);
-      if (!tls.isEmpty()) {
-        return tls;
-      }
-      switch (code) {
-        case UNAVAILABLE:
-          return "Check that the server is running and that option 'uri' names its host, port"
-              + " and scheme (grpc:// for plaintext, grpc+tls:// for TLS)";
-        case UNAUTHENTICATED:
-          return "Check the credentials: options 'username' and 'password' (or 'passwordEnv',"
-              + " 'passwordFile'), or 'token' (or 'tokenEnv', 'tokenFile')";
-        case UNAUTHORIZED:
-          return "The credentials were accepted but do not allow this; check the user's"
-              + " permissions on the server";
-        case TIMED_OUT:
-          return "The call passed its deadline (gRPC DEADLINE_EXCEEDED); option 'callTimeout'"
-              + " sets it (when unset, calls other than queries and statements get"
-              + " 'streamIdleTimeout'): raise it, or leave it unset for no deadline";
-        default:
-          return "";
+  private static boolean isStreamReset(Throwable t) {
+    if (!"INTERNAL".equals(statusOf(t))) {
+      return false;
+    }
+    Throwable carrier = statusCarrier(t);
+    String description =
+        carrier instanceof FlightSqlConnectorException
+            ? ((FlightSqlConnectorException) carrier).serverMessage()
+            : ((FlightRuntimeException) carrier).status().description();
+    String text = String.valueOf(description).toLowerCase(Locale.ROOT);
+    // grpc-java says "RST_STREAM closed stream", grpc-go "stream terminated by RST_STREAM".
+    return text.contains("rst_stream") || text.contains("rst stream");
+  }
+
+  /** The first exception in the chain that carries a status: Flight's or the connector's. */
+  private static Throwable statusCarrier(Throwable t) {
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
+      if (c instanceof FlightRuntimeException || c instanceof FlightSqlConnectorException) {
+        return c;
       }
     }
-    return "";
+    return null;
+  }
+
+  private static String hint(String status, String serverMessage, Throwable t) {
+    String tls = tlsHint(t);
+    if (!tls.isEmpty()) {
+      return tls;
+    }
+    switch (status) {
+      case "UNAVAILABLE":
+        if (serverMessage.contains("Keepalive failed")) {
+          return "The connection went silent for option 'keepAliveTime' and the server did not"
+              + " answer a keepalive ping within "
+              + FlightChannels.KEEP_ALIVE_TIMEOUT_MILLIS / 1000
+              + " s more, so it was closed: the server is gone, the network dropped the"
+              + " connection, or a proxy stopped forwarding it. Check the server and the network"
+              + " path to it";
+        }
+        return "Check that the server is running and that option 'uri' names its host, port"
+            + " and scheme (grpc:// for plaintext, grpc+tls:// for TLS)";
+      case "UNAUTHENTICATED":
+        return "Check the credentials: options 'username' and 'password' (or 'passwordEnv',"
+            + " 'passwordFile'), or 'token' (or 'tokenEnv', 'tokenFile')";
+      case "UNAUTHORIZED":
+        return "The credentials were accepted but do not allow this; check the user's"
+            + " permissions on the server";
+      case "TIMED_OUT":
+        return "The call passed its deadline (gRPC DEADLINE_EXCEEDED); option 'callTimeout' sets"
+            + " it (when unset, calls that should answer at once get 'streamIdleTimeout'): raise"
+            + " it";
+      default:
+        return "";
+    }
   }
 
   /** A hint for a failed TLS handshake, found in the messages of the exception chain. */
@@ -119,7 +224,7 @@ public final class FlightErrors {
       messages.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
     }
     // Lower case: the JDK's and OpenSSL's TLS engines spell the same alerts differently.
-    String text = messages.toString().toLowerCase(java.util.Locale.ROOT);
+    String text = messages.toString().toLowerCase(Locale.ROOT);
     if (text.contains("certificate_required") || text.contains("bad_certificate")) {
       return "The server requires a client certificate (mutual TLS) it trusts: give options"
           + " 'clientCertificate' and 'clientKey'";

@@ -1,12 +1,12 @@
 package io.flightsql.spark.client.transport;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.List;
+import java.util.function.Function;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
-import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelFlightInfoResult;
@@ -41,29 +41,36 @@ import org.slf4j.LoggerFactory;
  * the first call; and, when the server refuses a token (UNAUTHENTICATED), logs in again and retries
  * that call once. Not thread-safe, like its session.
  *
- * <p>Deadlines: unary calls and DoAction get {@code callTimeout} as a gRPC deadline; those that are
- * not queries or statements get {@code streamIdleTimeout} when {@code callTimeout} is unset. A
- * DoGet would be cut off mid-stream by a deadline, so it is bounded only until its first message
- * (the schema) arrives (and by option {@code streamIdleTimeout}, the shorter of the two ending the
- * wait). A DoPut's length depends on the data, so it has none. Planning calls that fail with
- * UNAVAILABLE are retried ({@link Retries}); nothing else is.
+ * <p>Bounds: every call first waits for its channel to be connected, within option {@code
+ * connectTimeout} ({@link FlightChannels#awaitConnected}). Calls that should answer promptly
+ * (metadata, transactions, prepared statements, session options, actions, and a poll of a query the
+ * server is running) get {@code callTimeout} as their gRPC deadline, or {@code streamIdleTimeout}
+ * when it is unset; calls whose answer takes as long as the work asked for (a query's GetFlightInfo
+ * or first PollFlightInfo, a statement) get {@code callTimeout} only, and the caller's own limit
+ * ({@link CallBudget}), since a deadline would cut a long but healthy query: while they wait,
+ * keepalive pings (option {@code keepAliveTime}) find a connection that went dead. A deadline that
+ * passes is reported naming the option that set it. A DoGet would be cut off mid-stream by a
+ * deadline, so it is bounded only until its first message (the schema) arrives (and by option
+ * {@code streamIdleTimeout}, the shorter of the two ending the wait). A DoPut's length depends on
+ * the data, so it has none. Planning calls that fail with UNAVAILABLE or a reset stream are retried
+ * ({@link Retries}); nothing else is.
  */
 public final class FlightSqlClientWithOptions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlClientWithOptions.class);
 
   private final FlightUri target;
   private final CallState state;
+  private final SharedChannel channel;
   private final FlightClient client;
   private final FlightSqlClient sql;
 
   FlightSqlClientWithOptions(FlightUri target, CallState state, BufferAllocator allocator) {
     this.target = target;
     this.state = state;
+    this.channel = FlightChannels.acquire(target, state.settings());
     this.client =
         FlightGrpcUtils.createFlightClient(
-            allocator,
-            new SharedChannel(FlightChannels.channel(target, state.settings())),
-            Collections.singletonList(state));
+            allocator, channel, Collections.singletonList(state.forTarget(target)));
     this.sql = new FlightSqlClient(client);
   }
 
@@ -75,8 +82,14 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
     return state.settings();
   }
 
+  /** GetFlightInfo of a query: bounded by {@code callTimeout} only (see the class comment). */
   public FlightInfo execute(String query) {
-    return idempotent("GetFlightInfo", () -> sql.execute(query, deadline()));
+    return execute(query, CallBudget.UNLIMITED);
+  }
+
+  /** GetFlightInfo of a query within the caller's {@code budget} (and {@code callTimeout}). */
+  public FlightInfo execute(String query, CallBudget budget) {
+    return idempotent("GetFlightInfo", budget, work(budget), o -> sql.execute(query, o));
   }
 
   /**
@@ -84,103 +97,127 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
    * deadline of metadata calls: {@code callTimeout}, else {@code streamIdleTimeout}.
    */
   public FlightInfo executeBounded(String query) {
-    return idempotent("GetFlightInfo", () -> sql.execute(query, boundedDeadline()));
+    return idempotent("GetFlightInfo", prompt(), o -> sql.execute(query, o));
   }
 
-  /** GetFlightInfo of a query with a deadline of at most {@code capMillis} (0: callTimeout's). */
-  public FlightInfo execute(String query, long capMillis) {
-    return idempotent("GetFlightInfo", () -> sql.execute(query, deadline(capMillis)));
+  /** The first PollFlightInfo of a query, which may run it as GetFlightInfo would. */
+  public PollInfo poll(FlightDescriptor descriptor, CallBudget budget) {
+    return idempotent("PollFlightInfo", budget, work(budget), o -> client.pollInfo(descriptor, o));
   }
 
-  /** PollFlightInfo with a deadline of at most {@code capMillis} (0: callTimeout's). */
-  public PollInfo poll(FlightDescriptor descriptor, long capMillis) {
-    return idempotent("PollFlightInfo", () -> client.pollInfo(descriptor, deadline(capMillis)));
+  /**
+   * A PollFlightInfo of a query the server said it is running: the answer should come at once, so
+   * it has the deadline of metadata calls (within the caller's {@code budget}).
+   */
+  public PollInfo pollAgain(FlightDescriptor descriptor, CallBudget budget) {
+    return idempotent(
+        "PollFlightInfo", budget, prompt().cappedBy(budget), o -> client.pollInfo(descriptor, o));
   }
 
-  /** CancelFlightInfo with a deadline of at most {@code capMillis} (0: callTimeout's). */
+  /** CancelFlightInfo with a deadline of at most {@code capMillis}. */
   public CancelFlightInfoResult cancel(FlightInfo info, long capMillis) {
     return call(
-        () -> client.cancelFlightInfo(new CancelFlightInfoRequest(info), deadline(capMillis)));
+        prompt().cappedAt(capMillis),
+        o -> client.cancelFlightInfo(new CancelFlightInfoRequest(info), o));
   }
 
   /** RenewFlightEndpoint. */
   public FlightEndpoint renew(FlightEndpoint endpoint) {
     return call(
-        () -> client.renewFlightEndpoint(new RenewFlightEndpointRequest(endpoint), deadline()));
+        prompt(), o -> client.renewFlightEndpoint(new RenewFlightEndpointRequest(endpoint), o));
   }
 
   public SchemaResult getExecuteSchema(String query) {
-    return idempotent("GetSchema", () -> sql.getExecuteSchema(query, boundedDeadline()));
+    return idempotent("GetSchema", prompt(), o -> sql.getExecuteSchema(query, o));
   }
 
   public FlightSqlClient.PreparedStatement prepare(String query) {
-    return call(() -> sql.prepare(query, boundedDeadline()));
+    return call(prompt(), o -> sql.prepare(query, o));
   }
 
   public FlightInfo getSqlInfo() {
-    return idempotent(
-        "GetFlightInfo(GetSqlInfo)", () -> sql.getSqlInfo(new int[0], boundedDeadline()));
+    return idempotent("GetFlightInfo(GetSqlInfo)", prompt(), o -> sql.getSqlInfo(new int[0], o));
   }
 
   public FlightInfo getTables(String catalog, String schema, String table, boolean withSchemas) {
     return idempotent(
         "GetFlightInfo(GetTables)",
-        () -> sql.getTables(catalog, schema, table, null, withSchemas, boundedDeadline()));
+        prompt(),
+        o -> sql.getTables(catalog, schema, table, null, withSchemas, o));
   }
 
   public FlightInfo getCatalogs() {
-    return idempotent("GetFlightInfo(GetCatalogs)", () -> sql.getCatalogs(boundedDeadline()));
+    return idempotent("GetFlightInfo(GetCatalogs)", prompt(), sql::getCatalogs);
   }
 
   public FlightInfo getSchemas(String catalog) {
     return idempotent(
-        "GetFlightInfo(GetDbSchemas)", () -> sql.getSchemas(catalog, null, boundedDeadline()));
+        "GetFlightInfo(GetDbSchemas)", prompt(), o -> sql.getSchemas(catalog, null, o));
   }
 
-  /** A planning call, which changes nothing on the server: retried on UNAVAILABLE. */
-  private <T> T idempotent(String rpc, Supplier<T> rpcCall) {
-    return Retries.idempotent(rpc, target, state.settings().maxRetries(), () -> call(rpcCall));
+  private <T> T idempotent(String rpc, CallDeadline deadline, Function<CallOption[], T> rpcCall) {
+    return idempotent(rpc, CallBudget.UNLIMITED, deadline, rpcCall);
   }
 
+  /** A planning call, which changes nothing on the server: retried ({@link Retries}). */
+  private <T> T idempotent(
+      String rpc, CallBudget budget, CallDeadline deadline, Function<CallOption[], T> rpcCall) {
+    return Retries.idempotent(
+        rpc, target, state.settings().maxRetries(), budget, () -> call(budget, deadline, rpcCall));
+  }
+
+  /** A statement: bounded by {@code callTimeout} only, as it takes as long as its work. */
   public long executeUpdate(String statement, byte[] transactionId) {
     return call(
-        () ->
+        work(CallBudget.UNLIMITED),
+        o ->
             transactionId == null
-                ? sql.executeUpdate(statement, deadline())
-                : sql.executeUpdate(
-                    statement, new FlightSqlClient.Transaction(transactionId), deadline()));
+                ? sql.executeUpdate(statement, o)
+                : sql.executeUpdate(statement, new FlightSqlClient.Transaction(transactionId), o));
+  }
+
+  /**
+   * A statement that should finish at once (dropping a staging table, say), with the deadline of
+   * metadata calls: {@code callTimeout}, else {@code streamIdleTimeout}; a server that holds it
+   * (behind another transaction's lock) does not hold the caller for ever.
+   */
+  public long executeUpdateBounded(String statement) {
+    return call(prompt(), o -> sql.executeUpdate(statement, o));
   }
 
   public byte[] beginTransaction() {
-    return call(() -> sql.beginTransaction(boundedDeadline()).getTransactionId());
+    return call(prompt(), o -> sql.beginTransaction(o).getTransactionId());
   }
 
   public void commit(byte[] transactionId) {
     call(
-        () -> {
-          sql.commit(new FlightSqlClient.Transaction(transactionId), boundedDeadline());
+        prompt(),
+        o -> {
+          sql.commit(new FlightSqlClient.Transaction(transactionId), o);
           return null;
         });
   }
 
   public void rollback(byte[] transactionId) {
     call(
-        () -> {
-          sql.rollback(new FlightSqlClient.Transaction(transactionId), boundedDeadline());
+        prompt(),
+        o -> {
+          sql.rollback(new FlightSqlClient.Transaction(transactionId), o);
           return null;
         });
   }
 
   public SetSessionOptionsResult setSessionOptions(SetSessionOptionsRequest request) {
-    return call(() -> client.setSessionOptions(request, boundedDeadline()));
+    return call(prompt(), o -> client.setSessionOptions(request, o));
   }
 
   /** Runs an action and reads its whole answer, so that failures surface here. */
-  public java.util.List<Result> doAction(Action action) {
+  public List<Result> doAction(Action action) {
     return call(
-        () -> {
-          java.util.List<Result> results = new java.util.ArrayList<>();
-          Iterator<Result> answer = client.doAction(action, boundedDeadline());
+        prompt(),
+        o -> {
+          List<Result> results = new ArrayList<>();
+          Iterator<Result> answer = client.doAction(action, o);
           answer.forEachRemaining(results::add);
           return results;
         });
@@ -188,6 +225,8 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
 
   public FlightClient.ClientStreamListener startPut(
       FlightDescriptor descriptor, VectorSchemaRoot root, FlightClient.PutListener listener) {
+    FlightChannels.awaitConnected(
+        channel.channel(), state.settings().connectTimeoutMillis(), CallBudget.UNLIMITED);
     loginIfNeeded();
     return client.startPut(descriptor, root, listener);
   }
@@ -197,7 +236,7 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
    * that connection, authentication and server errors surface here.
    */
   FlightStream getStream(Ticket ticket) {
-    return call(() -> openStream(ticket));
+    return call(CallDeadline.NONE, o -> openStream(ticket));
   }
 
   private FlightStream openStream(Ticket ticket) {
@@ -232,46 +271,33 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
     }
   }
 
-  /**
-   * The deadline of calls whose answer takes the server no work proportional to the data (metadata,
-   * transactions, prepared statements, session options): {@code callTimeout}, else {@code
-   * streamIdleTimeout}, so that such a call on a connection that stopped carrying bytes fails
-   * instead of waiting for ever. Queries (GetFlightInfo) and statements, which may run for long,
-   * have {@code callTimeout} only.
-   */
-  private CallOption[] boundedDeadline() {
-    long timeout = state.settings().callTimeoutMillis();
-    if (timeout <= 0) {
-      timeout = state.settings().streamIdleTimeoutMillis();
-    }
-    return timeout > 0
-        ? new CallOption[] {CallOptions.timeout(timeout, TimeUnit.MILLISECONDS)}
-        : new CallOption[0];
+  private CallDeadline work(CallBudget budget) {
+    return CallDeadline.work(state.settings()).cappedBy(budget);
   }
 
-  private CallOption[] deadline() {
-    return deadline(0);
+  private CallDeadline prompt() {
+    return CallDeadline.prompt(state.settings());
   }
 
   /**
-   * The deadline of option callTimeout, or {@code capMillis} if shorter; none if neither is set.
+   * Runs one call once its channel is connected: logs in first if needed, and once more if the
+   * server refuses the token. A deadline of an option that passes is reported naming the option.
    */
-  private CallOption[] deadline(long capMillis) {
-    long timeout = state.settings().callTimeoutMillis();
-    if (capMillis > 0 && (timeout <= 0 || capMillis < timeout)) {
-      timeout = capMillis;
-    }
-    return timeout > 0
-        ? new CallOption[] {CallOptions.timeout(timeout, TimeUnit.MILLISECONDS)}
-        : new CallOption[0];
+  private <T> T call(CallDeadline deadline, Function<CallOption[], T> rpc) {
+    return call(CallBudget.UNLIMITED, deadline, rpc);
   }
 
-  /** Runs one call: logs in first if needed, and once more if the server refuses the token. */
-  private <T> T call(Supplier<T> rpc) {
+  private <T> T call(CallBudget budget, CallDeadline deadline, Function<CallOption[], T> rpc) {
+    FlightChannels.awaitConnected(
+        channel.channel(), state.settings().connectTimeoutMillis(), budget);
     loginIfNeeded();
+    long start = System.nanoTime();
     try {
-      return rpc.get();
+      return rpc.apply(deadline.options());
     } catch (FlightRuntimeException e) {
+      if (e.status().code() == FlightStatusCode.TIMED_OUT) {
+        throw deadline.explain(e, start);
+      }
       if (e.status().code() != FlightStatusCode.UNAUTHENTICATED || !state.settings().basicAuth()) {
         throw e;
       }
@@ -283,7 +309,7 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
         loginFailed.addSuppressed(e);
         throw loginFailed;
       }
-      return rpc.get();
+      return rpc.apply(deadline.options());
     }
   }
 

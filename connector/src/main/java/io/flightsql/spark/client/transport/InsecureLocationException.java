@@ -9,7 +9,7 @@ public final class InsecureLocationException extends FlightSqlConnectorException
 
   InsecureLocationException(FlightUri location) {
     super(
-        "[flightsql] DoGet refused for "
+        FlightErrors.message("DoGet refused for ")
             + location
             + ": the endpoint location is plaintext while option 'uri' uses TLS, and the"
             + " connection's credentials, headers and cookies are not sent in clear. Set option"

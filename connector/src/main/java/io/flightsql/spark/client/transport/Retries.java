@@ -1,17 +1,21 @@
 package io.flightsql.spark.client.transport;
 
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Retries of idempotent calls that failed with UNAVAILABLE (a server restarting, a refused or reset
- * connection), after an exponential back-off with jitter: before retry {@code n} (from 1) it waits
- * a random time between half and all of {@code min(10 s, 500 ms * 2^(n-1))}, so that many tasks
- * failing at once do not come back in step. Only planning calls (GetFlightInfo, GetSchema,
- * GetSqlInfo, GetTables) go through here; statements, uploads and transactions never do.
+ * connection) or whose stream was reset (INTERNAL with RST_STREAM, a server killed mid-call), after
+ * an exponential back-off with jitter: before retry {@code n} (from 1) it waits a random time
+ * between half and all of {@code min(10 s, 500 ms * 2^(n-1))}, so that many tasks failing at once
+ * do not come back in step. Only planning calls (GetFlightInfo, GetSchema, GetSqlInfo, GetTables)
+ * go through here; statements, uploads and transactions never do.
  */
 public final class Retries {
   private static final Logger LOG = LoggerFactory.getLogger(Retries.class);
@@ -51,15 +55,24 @@ public final class Retries {
 
   /**
    * Runs an idempotent call to {@code target}, retrying it up to {@code maxRetries} times while it
-   * fails with UNAVAILABLE. Earlier failures are kept as suppressed exceptions of the last one.
+   * fails in a way that a retry may mend ({@link FlightErrors#isRetryable}: UNAVAILABLE, or a
+   * stream reset). A pause ends early, failing with the last failure, when {@code budget} runs out
+   * or is stopped, or the thread is interrupted. Earlier failures are kept as suppressed exceptions
+   * of the last one.
    */
-  static <T> T idempotent(String rpc, FlightUri target, int maxRetries, Supplier<T> call) {
+  static <T> T idempotent(
+      String rpc, FlightUri target, int maxRetries, CallBudget budget, Supplier<T> call) {
     return idempotent(
-        rpc, target, maxRetries, call, () -> ThreadLocalRandom.current().nextDouble());
+        rpc, target, maxRetries, budget, call, () -> ThreadLocalRandom.current().nextDouble());
   }
 
   static <T> T idempotent(
-      String rpc, FlightUri target, int maxRetries, Supplier<T> call, DoubleSupplier random) {
+      String rpc,
+      FlightUri target,
+      int maxRetries,
+      CallBudget budget,
+      Supplier<T> call,
+      DoubleSupplier random) {
     RuntimeException first = null;
     for (int attempt = 0; ; attempt++) {
       try {
@@ -69,36 +82,94 @@ public final class Retries {
         }
         return value;
       } catch (RuntimeException e) {
-        if (!FlightErrors.isUnavailable(e) || attempt >= maxRetries) {
-          if (first != null && first != e) {
-            e.addSuppressed(first);
-          }
+        if (first != null && first != e) {
+          e.addSuppressed(first);
+        }
+        if (!FlightErrors.isRetryable(e)) {
           throw e;
+        }
+        if (attempt >= maxRetries) {
+          throw afterRetries(e, first, attempt + 1);
         }
         if (first == null) {
           first = e;
         }
         long delay = delayMillis(attempt + 1, random.getAsDouble());
         LOG.warn(
-            "{} to {} failed with UNAVAILABLE ({}); retry {} of {} in {} ms",
+            "{} to {} failed with {} ({}); retry {} of {} in {} ms",
             rpc,
             target,
+            FlightErrors.statusOf(e),
             e.getMessage(),
             attempt + 1,
             maxRetries,
             delay);
         // Without the reconnection, gRPC would wait out its own back-off before the retry connects.
-        pause(target, delay, e);
+        pause(target, delay, budget, e);
       }
     }
   }
 
-  private static void pause(FlightUri target, long millis, RuntimeException failure) {
+  /**
+   * The last failure of a call tried {@code tries} times, saying so and, when it differs, how the
+   * first try failed: the first failure is often the telling one (a connection closed by
+   * keepalive), the last one only what the retries met (no connection within connectTimeout).
+   */
+  private static RuntimeException afterRetries(
+      RuntimeException last, RuntimeException first, int tries) {
+    if (tries < 2 || !(last instanceof FlightRuntimeException)) {
+      return last;
+    }
+    CallStatus status = ((FlightRuntimeException) last).status();
+    String description = String.valueOf(status.description());
+    String firstDescription =
+        first instanceof FlightRuntimeException
+            ? String.valueOf(((FlightRuntimeException) first).status().description())
+            : String.valueOf(first.getMessage());
+    String tried =
+        " (tried "
+            + tries
+            + " times"
+            + (firstDescription.equals(description)
+                ? ""
+                : "; the first try failed with "
+                    + FlightErrors.statusOf(first)
+                    + ": "
+                    + firstDescription)
+            + ")";
+    FlightRuntimeException failure =
+        status.withDescription(description + tried).withCause(last).toRuntimeException();
+    failure.addSuppressed(first);
+    return failure;
+  }
+
+  /**
+   * Waits {@code millis} before a retry, making gRPC reconnect meanwhile, in steps short enough to
+   * see the caller's budget run out or stop, when {@code failure} is raised at once.
+   */
+  private static void pause(
+      FlightUri target, long millis, CallBudget budget, RuntimeException failure) {
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
     try {
-      FlightChannels.reconnectDuring(target, millis);
+      while (true) {
+        if (budget.stopped()
+            || budget.millisLeft() <= 0
+            || Thread.currentThread().isInterrupted()) {
+          throw failure;
+        }
+        long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+        if (left <= 0) {
+          return;
+        }
+        FlightChannels.reconnectDuring(
+            target, Math.min(Math.min(left, BUDGET_CHECK_MILLIS), budget.millisLeft()));
+      }
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
       throw failure;
     }
   }
+
+  /** How often a pause looks at the caller's budget. */
+  private static final long BUDGET_CHECK_MILLIS = 100;
 }

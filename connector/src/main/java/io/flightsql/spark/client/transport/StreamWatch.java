@@ -4,6 +4,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.flight.FlightStatusCode;
 
 /**
  * Bounds one wait on a stream (the next record batch of a DoGet, gRPC's readiness or an
@@ -64,28 +65,30 @@ public final class StreamWatch implements AutoCloseable {
    */
   public static FlightSqlConnectorException idle(
       String rpc, FlightUri server, String what, long timeoutMillis, Throwable cause) {
-    String detail =
-        "the server sent nothing for "
-            + describe(timeoutMillis)
-            + " (option 'streamIdleTimeout') while "
-            + what
-            + ", so the stream was cancelled";
-    return new FlightSqlConnectorException(
-        "[flightsql] "
-            + rpc
-            + " failed for "
-            + server
-            + ": TIMED_OUT: "
-            + detail
-            + ". Spark retries the task as spark.task.maxFailures allows; if the server is only"
-            + " slow to send its first rows, raise 'streamIdleTimeout' (0 waits for ever)",
-        "TIMED_OUT",
-        detail,
-        cause == null ? null : FlightErrors.serializableCopy(cause));
+    return FlightErrors.failure(
+        rpc,
+        server,
+        FlightStatusCode.TIMED_OUT,
+        silence(what, timeoutMillis),
+        "Spark retries the task as spark.task.maxFailures allows; if the server is only slow to"
+            + " send its first rows, raise 'streamIdleTimeout' (0 waits for ever)",
+        cause);
   }
 
-  /** {@code 30 s}, {@code 1500 ms}. */
+  /** What a stream the timeout cancelled was doing, for the errors of its callers. */
+  static String silence(String what, long timeoutMillis) {
+    return "the server sent nothing for "
+        + describe(timeoutMillis)
+        + " (option 'streamIdleTimeout') while "
+        + what
+        + ", so the stream was cancelled";
+  }
+
+  /** {@code 5 min}, {@code 30 s}, {@code 1500 ms}. */
   static String describe(long millis) {
+    if (millis % 60_000 == 0) {
+      return millis / 60_000 + " min";
+    }
     return millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms";
   }
 

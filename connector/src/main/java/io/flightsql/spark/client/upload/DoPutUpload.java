@@ -16,6 +16,7 @@ import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.SyncPutListener;
@@ -202,10 +203,15 @@ public final class DoPutUpload implements AutoCloseable {
         cancelIdle("the server took no more data");
         throw idleError(null);
       }
-      if (Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-        throw FlightErrors.rpcFailed(
-            rpc, server, new IllegalStateException("interrupted while the server was busy"));
+      if (Thread.currentThread().isInterrupted()) {
+        abort(new IllegalStateException("interrupted"));
+        throw FlightErrors.failure(
+            rpc,
+            server,
+            FlightStatusCode.CANCELLED,
+            "interrupted while waiting for the server to take more data; the upload was cancelled",
+            null,
+            null);
       }
       LockSupport.parkNanos(pauseNanos);
       pauseNanos = Math.min(pauseNanos * 2, 1_000_000L);
@@ -257,7 +263,13 @@ public final class DoPutUpload implements AutoCloseable {
               : new IllegalStateException(cause));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw FlightErrors.rpcFailed(rpc, server, new IllegalStateException("interrupted", e));
+      throw FlightErrors.failure(
+          rpc,
+          server,
+          FlightStatusCode.CANCELLED,
+          "interrupted while waiting for the server to acknowledge the upload",
+          null,
+          e);
     } catch (RuntimeException e) {
       throw failure(e);
     }
@@ -316,17 +328,29 @@ public final class DoPutUpload implements AutoCloseable {
 
   /**
    * The server's reason when there is one: a failed send usually means the server ended the call,
-   * and its status is in the put listener.
+   * and its status is in the put listener. A call the failure did not end is given option {@code
+   * streamIdleTimeout} to end with the server's reason, and is then cancelled.
    */
   private FlightSqlConnectorException failure(RuntimeException e) {
     if (idleWait != null) {
       return idleError(e);
     }
     RuntimeException cause = e;
+    // Not a try-with-resources: javac's "try" lint refuses a resource the body never names.
+    StreamWatch watch =
+        StreamWatch.start(
+            idleTimeoutMillis, () -> cancelIdle("waiting for the server's reason for the failure"));
     try {
       results.getResult();
     } catch (RuntimeException serverSide) {
       cause = serverSide;
+    } finally {
+      watch.close();
+    }
+    if (watch.fired()) {
+      FlightSqlConnectorException idle = idleError(cause);
+      idle.addSuppressed(FlightErrors.rpcFailed(rpc, server, e));
+      return idle;
     }
     return FlightErrors.rpcFailed(rpc, server, cause);
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 class SchemaResolverTest {
+  private static final FlightUri H = FlightUri.parse("grpc://h:1");
   private static final Schema SCHEMA =
       new Schema(Collections.singletonList(Field.nullable("x", new ArrowType.Int(32, true))));
   private static final Schema EMPTY = new Schema(Collections.emptyList());
@@ -44,7 +46,7 @@ class SchemaResolverTest {
             Arrays.asList(
                 source("GetSchema", () -> Optional.of(SCHEMA)),
                 source("GetFlightInfo", () -> Optional.of(EMPTY))),
-            "s");
+            H);
     assertThat(schema).isEqualTo(SCHEMA);
     assertThat(called).containsExactly("GetSchema");
   }
@@ -58,7 +60,7 @@ class SchemaResolverTest {
                 source("CreatePreparedStatement", () -> Optional.of(EMPTY)),
                 source("GetFlightInfo", Optional::empty),
                 source("DoGet", () -> Optional.of(SCHEMA))),
-            "s");
+            H);
     assertThat(schema).isEqualTo(SCHEMA);
     assertThat(called)
         .containsExactly("GetSchema", "CreatePreparedStatement", "GetFlightInfo", "DoGet");
@@ -77,7 +79,7 @@ class SchemaResolverTest {
                         source(
                             "GetFlightInfo",
                             failing(CallStatus.INVALID_ARGUMENT, "no such table: foo"))),
-                    "grpc://h:1"))
+                    H))
         .isInstanceOf(FlightSqlConnectorException.class)
         .hasMessage(
             "[flightsql] CreatePreparedStatement failed for grpc://h:1: INVALID_ARGUMENT: no such table: foo")
@@ -94,7 +96,7 @@ class SchemaResolverTest {
                     "GetSchema",
                     failing(CallStatus.INTERNAL, "There was an error servicing your request.")),
                 source("GetFlightInfo", () -> Optional.of(SCHEMA))),
-            "s");
+            H);
     assertThat(schema).isEqualTo(SCHEMA);
   }
 
@@ -106,7 +108,7 @@ class SchemaResolverTest {
                     Arrays.asList(
                         source("GetSchema", failing(CallStatus.UNAVAILABLE, "io exception")),
                         source("GetFlightInfo", () -> Optional.of(SCHEMA))),
-                    "grpc://h:1"))
+                    H))
         .hasMessageStartingWith(
             "[flightsql] GetSchema failed for grpc://h:1: UNAVAILABLE: io exception");
     assertThat(called).containsExactly("GetSchema");
@@ -120,8 +122,10 @@ class SchemaResolverTest {
                     Arrays.asList(
                         source("GetSchema", failing(CallStatus.UNIMPLEMENTED, "no")),
                         source("GetFlightInfo", Optional::empty)),
-                    "grpc://h:1"))
+                    H))
         .hasMessage(
-            "[flightsql] The server at grpc://h:1 gave no result schema for the query (tried GetSchema, GetFlightInfo)");
+            "[flightsql] Schema inference failed for grpc://h:1: UNKNOWN: the server gave no"
+                + " result schema for the query (tried GetSchema, GetFlightInfo). Give the read its"
+                + " schema (DataFrameReader.schema) to skip inference");
   }
 }

@@ -15,9 +15,22 @@ class CallStateTest {
   private static final FlightUri URI = FlightUri.of("127.0.0.1", 1234, true);
 
   private static CallHeaders send(CallState state, FlightMethod method) {
+    return send(state, URI, method);
+  }
+
+  private static CallHeaders send(CallState state, FlightUri to, FlightMethod method) {
     CallHeaders headers = new FlightCallHeaders();
-    state.onCallStarted(new CallInfo(method)).onBeforeSendingHeaders(headers);
+    state.forTarget(to).onCallStarted(new CallInfo(method)).onBeforeSendingHeaders(headers);
     return headers;
+  }
+
+  /** The answer of {@code from} to a call of {@code method}, with these set-cookie headers. */
+  private static void answer(CallState state, FlightUri from, FlightMethod method, String... set) {
+    CallHeaders headers = new FlightCallHeaders();
+    for (String cookie : set) {
+      headers.insert("set-cookie", cookie);
+    }
+    state.forTarget(from).onCallStarted(new CallInfo(method)).onHeadersReceived(headers);
   }
 
   private static List<String> all(CallHeaders headers, String name) {
@@ -31,7 +44,8 @@ class CallStateTest {
     ConnectionSettings settings =
         ConnectionSettings.builder(URI).token("tok").header("x-tenant", "acme").build();
     CallState state = new CallState(settings, SessionState.empty());
-    FlightClientMiddleware middleware = state.onCallStarted(new CallInfo(FlightMethod.DO_GET));
+    FlightClientMiddleware middleware =
+        state.forTarget(URI).onCallStarted(new CallInfo(FlightMethod.DO_GET));
     CallHeaders answer = new FlightCallHeaders();
     answer.insert("set-cookie", "flightsql_session=abc123; Path=/");
     answer.insert("set-cookie", "other=1");
@@ -40,18 +54,15 @@ class CallStateTest {
     CallHeaders sent = send(state, FlightMethod.GET_FLIGHT_INFO);
     assertThat(all(sent, "x-tenant")).containsExactly("acme");
     assertThat(all(sent, "authorization")).containsExactly("Bearer tok");
-    assertThat(all(sent, "cookie")).containsExactly("flightsql_session=abc123; other=1");
+    // Longer paths first: "other" has the default path of the call, the service's.
+    assertThat(all(sent, "cookie")).containsExactly("other=1; flightsql_session=abc123");
   }
 
   @Test
   void anExpiredCookieIsForgotten() {
     CallState state = new CallState(ConnectionSettings.of(URI), SessionState.empty());
-    CallHeaders set = new FlightCallHeaders();
-    set.insert("set-cookie", "a=1");
-    state.onCallStarted(new CallInfo(FlightMethod.DO_GET)).onHeadersReceived(set);
-    CallHeaders expire = new FlightCallHeaders();
-    expire.insert("set-cookie", "a=gone; Max-Age=0");
-    state.onCallStarted(new CallInfo(FlightMethod.DO_GET)).onHeadersReceived(expire);
+    answer(state, URI, FlightMethod.DO_GET, "a=1");
+    answer(state, URI, FlightMethod.DO_GET, "a=gone; Max-Age=0");
     assertThat(send(state, FlightMethod.DO_GET).containsKey("cookie")).isFalse();
   }
 
@@ -66,16 +77,21 @@ class CallStateTest {
     CallHeaders handshakeAnswer = new FlightCallHeaders();
     handshakeAnswer.insert("authorization", "Bearer fresh-token");
     handshakeAnswer.insert("set-cookie", "flightsql_session=s1");
-    driver.onCallStarted(new CallInfo(FlightMethod.HANDSHAKE)).onHeadersReceived(handshakeAnswer);
+    driver
+        .forTarget(settings.uri())
+        .onCallStarted(new CallInfo(FlightMethod.HANDSHAKE))
+        .onHeadersReceived(handshakeAnswer);
     assertThat(driver.needsLogin()).isFalse();
     // The handshake itself carries the basic credentials of its call option, not the token.
-    assertThat(send(driver, FlightMethod.HANDSHAKE).containsKey("authorization")).isFalse();
+    assertThat(send(driver, settings.uri(), FlightMethod.HANDSHAKE).containsKey("authorization"))
+        .isFalse();
 
     SessionState shipped = driver.snapshot();
     assertThat(shipped.toString())
-        .isEqualTo("SessionState{token=*****, cookies=[flightsql_session]}");
+        .isEqualTo(
+            "SessionState{token=*****, cookies=[flightsql_session@127.0.0.1/arrow.flight.protocol.FlightService]}");
     CallState executor = new CallState(settings, shipped);
-    CallHeaders sent = send(executor, FlightMethod.DO_GET);
+    CallHeaders sent = send(executor, settings.uri(), FlightMethod.DO_GET);
     assertThat(all(sent, "authorization")).containsExactly("Bearer fresh-token");
     assertThat(all(sent, "cookie")).containsExactly("flightsql_session=s1");
 
@@ -83,5 +99,116 @@ class CallStateTest {
     assertThat(executor.needsLogin()).isTrue();
     // A new session of the same identity in this JVM no longer starts with the refused token.
     assertThat(new CallState(settings, SessionState.empty()).needsLogin()).isTrue();
+  }
+
+  @Test
+  void aCookieWithoutDomainGoesBackOnlyToTheHostThatSetIt() {
+    FlightUri a = FlightUri.of("a.example.com", 1, false);
+    FlightUri b = FlightUri.of("b.example.com", 1, false);
+    CallState state = new CallState(ConnectionSettings.of(a), SessionState.empty());
+    answer(state, a, FlightMethod.GET_FLIGHT_INFO, "session=on-a");
+    answer(state, b, FlightMethod.GET_FLIGHT_INFO, "session=on-b");
+
+    assertThat(all(send(state, a, FlightMethod.DO_GET), "cookie")).containsExactly("session=on-a");
+    assertThat(all(send(state, b, FlightMethod.DO_GET), "cookie")).containsExactly("session=on-b");
+    // Cookies do not separate ports (RFC 6265, 8.5).
+    assertThat(
+            all(
+                send(state, FlightUri.of("a.example.com", 2, false), FlightMethod.DO_GET),
+                "cookie"))
+        .containsExactly("session=on-a");
+    assertThat(
+            send(state, FlightUri.of("c.example.com", 1, false), FlightMethod.DO_GET)
+                .containsKey("cookie"))
+        .isFalse();
+  }
+
+  @Test
+  void aDomainCookieGoesToItsDomainOnlyAndNoHostSetsOneForAnotherDomainOrAPublicSuffix() {
+    FlightUri coordinator = FlightUri.of("coordinator.corp.example.com", 1, false);
+    CallState state = new CallState(ConnectionSettings.of(coordinator), SessionState.empty());
+    answer(
+        state,
+        coordinator,
+        FlightMethod.GET_FLIGHT_INFO,
+        "shared=1; Domain=.corp.example.com",
+        "foreign=1; Domain=other.org",
+        "everywhere=1; Domain=com");
+
+    assertThat(
+            all(
+                send(
+                    state, FlightUri.of("worker7.corp.example.com", 1, false), FlightMethod.DO_GET),
+                "cookie"))
+        .containsExactly("shared=1");
+    assertThat(
+            all(
+                send(state, FlightUri.of("corp.example.com", 1, false), FlightMethod.DO_GET),
+                "cookie"))
+        .containsExactly("shared=1");
+    assertThat(
+            send(state, FlightUri.of("example.com", 1, false), FlightMethod.DO_GET)
+                .containsKey("cookie"))
+        .isFalse();
+    assertThat(
+            send(state, FlightUri.of("other.org", 1, false), FlightMethod.DO_GET)
+                .containsKey("cookie"))
+        .isFalse();
+    assertThat(
+            send(state, FlightUri.of("x.com", 1, false), FlightMethod.DO_GET).containsKey("cookie"))
+        .isFalse();
+  }
+
+  @Test
+  void pathAndSecureLimitTheCallsACookieGoesWith() {
+    FlightUri plain = FlightUri.of("db.example.com", 1, false);
+    FlightUri tls = FlightUri.of("db.example.com", 1, true);
+    CallState state = new CallState(ConnectionSettings.of(tls), SessionState.empty());
+    answer(
+        state,
+        tls,
+        FlightMethod.GET_FLIGHT_INFO,
+        "reads=1; Path=/arrow.flight.protocol.FlightService/DoGet",
+        "secret=1; Secure");
+
+    assertThat(all(send(state, tls, FlightMethod.DO_GET), "cookie"))
+        .containsExactly("reads=1; secret=1");
+    assertThat(all(send(state, tls, FlightMethod.DO_PUT), "cookie")).containsExactly("secret=1");
+    assertThat(all(send(state, plain, FlightMethod.DO_GET), "cookie")).containsExactly("reads=1");
+  }
+
+  @Test
+  void cookiesTravelToExecutorsWithTheHostsTheyGoTo() throws Exception {
+    FlightUri coordinator = FlightUri.of("coordinator.example.com", 1, false);
+    FlightUri worker = FlightUri.of("worker.example.com", 1, false);
+    CallState driver = new CallState(ConnectionSettings.of(coordinator), SessionState.empty());
+    answer(
+        driver,
+        coordinator,
+        FlightMethod.GET_FLIGHT_INFO,
+        "ticket_session=t1",
+        "persistent=p; Max-Age=3600");
+    answer(driver, worker, FlightMethod.DO_GET, "worker_session=w1");
+
+    SessionState shipped = serializedAndBack(driver.snapshot());
+    assertThat(shipped.toString())
+        .doesNotContain("t1", "w1", "=p")
+        .contains("ticket_session@coordinator.example.com", "worker_session@worker.example.com");
+    CallState executor = new CallState(ConnectionSettings.of(coordinator), shipped);
+    assertThat(all(send(executor, coordinator, FlightMethod.DO_GET), "cookie"))
+        .containsExactly("ticket_session=t1; persistent=p");
+    assertThat(all(send(executor, worker, FlightMethod.DO_GET), "cookie"))
+        .containsExactly("worker_session=w1");
+  }
+
+  private static SessionState serializedAndBack(SessionState state) throws Exception {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+      out.writeObject(state);
+    }
+    try (java.io.ObjectInputStream in =
+        new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+      return (SessionState) in.readObject();
+    }
   }
 }

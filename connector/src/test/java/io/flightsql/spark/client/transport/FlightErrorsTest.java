@@ -8,6 +8,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.net.ConnectException;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.junit.jupiter.api.Test;
 
 class FlightErrorsTest {
@@ -111,5 +112,92 @@ class FlightErrorsTest {
                         .toRuntimeException())
                 .getMessage())
         .contains("options 'clientCertificate' and 'clientKey'");
+  }
+
+  @Test
+  void aFailureWrappedInAnotherExceptionKeepsTheStatusOfTheServer() {
+    RuntimeException wrapped =
+        new IllegalStateException(
+            "Closing a stream of grpc://db.internal:32010 failed",
+            CallStatus.UNAVAILABLE.withDescription("Network closed").toRuntimeException());
+    FlightSqlConnectorException e = FlightErrors.rpcFailed("DoGet", SERVER, wrapped);
+    assertThat(e.statusCode()).isEqualTo("UNAVAILABLE");
+    assertThat(e.getMessage())
+        .startsWith(
+            "[flightsql] DoGet failed for grpc://db.internal:32010: UNAVAILABLE: Network closed")
+        .contains("option 'uri'")
+        .doesNotContain("UNKNOWN");
+    assertThat(FlightErrors.isUnavailable(wrapped)).isTrue();
+    assertThat(FlightErrors.isAboutTheCall(wrapped)).isTrue();
+    assertThat(FlightErrors.isUnimplemented(new RuntimeException(e))).isFalse();
+    assertThat(FlightErrors.statusOf(new IllegalStateException("no status"))).isEqualTo("UNKNOWN");
+  }
+
+  @Test
+  void theHelperWritesTheOneFormOfEveryError() {
+    FlightSqlConnectorException e =
+        FlightErrors.failure(
+            "Planning",
+            SERVER,
+            FlightStatusCode.TIMED_OUT,
+            "the query was not planned within option 'queryTimeout' (1000 ms)",
+            "Raise 'queryTimeout'",
+            CallStatus.TIMED_OUT.withDescription("deadline").toRuntimeException());
+    assertThat(e)
+        .hasMessage(
+            "[flightsql] Planning failed for grpc://db.internal:32010: TIMED_OUT: the query was not"
+                + " planned within option 'queryTimeout' (1000 ms). Raise 'queryTimeout'");
+    assertThat(e.statusCode()).isEqualTo("TIMED_OUT");
+    assertThat(e.serverMessage())
+        .isEqualTo("the query was not planned within option 'queryTimeout' (1000 ms)");
+    assertThat(e.getCause()).hasMessage("org.apache.arrow.flight.FlightRuntimeException: deadline");
+    assertThat(
+            FlightErrors.failure(
+                "DoPut", SERVER, FlightStatusCode.CANCELLED, "interrupted", null, null))
+        .hasMessage("[flightsql] DoPut failed for grpc://db.internal:32010: CANCELLED: interrupted")
+        .hasNoCause();
+    assertThat(FlightErrors.message("Catalog 'c' does not alter tables"))
+        .isEqualTo("[flightsql] Catalog 'c' does not alter tables");
+  }
+
+  @Test
+  void aResetStreamIsRetryableAndAboutTheCallButOtherInternalErrorsAreNeither() {
+    RuntimeException reset =
+        CallStatus.INTERNAL
+            .withDescription("RST_STREAM closed stream. HTTP/2 error code: INTERNAL_ERROR")
+            .toRuntimeException();
+    RuntimeException goReset =
+        CallStatus.INTERNAL
+            .withDescription("stream terminated by RST_STREAM with error code: INTERNAL_ERROR")
+            .toRuntimeException();
+    RuntimeException query =
+        CallStatus.INTERNAL.withDescription("Binder Error: no such column").toRuntimeException();
+    assertThat(FlightErrors.isRetryable(reset)).isTrue();
+    assertThat(FlightErrors.isRetryable(goReset)).isTrue();
+    assertThat(FlightErrors.isRetryable(FlightErrors.rpcFailed("GetFlightInfo", SERVER, reset)))
+        .isTrue();
+    assertThat(FlightErrors.isAboutTheCall(reset)).isTrue();
+    assertThat(FlightErrors.isRetryable(query)).isFalse();
+    assertThat(FlightErrors.isAboutTheCall(query)).isFalse();
+    assertThat(
+            FlightErrors.isAboutTheCall(
+                CallStatus.RESOURCE_EXHAUSTED
+                    .withDescription("too_many_pings")
+                    .toRuntimeException()))
+        .isTrue();
+  }
+
+  @Test
+  void aConnectionClosedByKeepaliveNamesTheOption() {
+    assertThat(
+            FlightErrors.rpcFailed(
+                "GetFlightInfo",
+                SERVER,
+                CallStatus.UNAVAILABLE
+                    .withDescription("Keepalive failed. The connection is likely gone")
+                    .toRuntimeException()))
+        .hasMessageContaining("UNAVAILABLE: Keepalive failed. The connection is likely gone.")
+        .hasMessageContaining("went silent for option 'keepAliveTime'")
+        .hasMessageContaining("within 20 s more");
   }
 }

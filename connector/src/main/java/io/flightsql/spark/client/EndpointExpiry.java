@@ -1,6 +1,5 @@
-package io.flightsql.spark.read;
+package io.flightsql.spark.client;
 
-import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.transport.EndpointExpiration;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import java.time.Instant;
@@ -16,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * the server can; else, once expired, the query is run again when the plan had one endpoint (the
  * whole result is then that endpoint), and otherwise the read fails saying what expired and how
  * long after planning it was read. An endpoint near its expiration that cannot be renewed is read
- * as it is. Runs on executors, in the partition's reader.
+ * as it is. Decided by the {@link EndpointCursor} before it opens the endpoint.
  */
 final class EndpointExpiry {
   private static final Logger LOG = LoggerFactory.getLogger(EndpointExpiry.class);
@@ -59,19 +58,19 @@ final class EndpointExpiry {
    * @throws FlightSqlConnectorException when the endpoint expired, cannot be renewed and the query
    *     had several endpoints
    */
-  static Decision decide(FlightSqlInputPartition partition, FlightSqlSession session, long now) {
-    long expiresAt = partition.expiresAtMillis();
+  static Decision decide(PlannedEndpoint endpoint, FlightSqlSession session, long now) {
+    long expiresAt = endpoint.expiresAtMillis();
     if (expiresAt == 0 || now < expiresAt - RENEW_MARGIN_MILLIS) {
       return new Decision(Action.AS_PLANNED, null);
     }
     boolean expired = now >= expiresAt;
     RuntimeException renewFailure = null;
     try {
-      Optional<FlightEndpoint> renewed = session.renew(partition.expiringEndpoint());
+      Optional<FlightEndpoint> renewed = session.renew(endpoint.expiringEndpoint());
       if (renewed.isPresent()) {
         LOG.info(
             "Partition {}: endpoint {} at {} renewed (RenewFlightEndpoint); it now expires at {}",
-            partition.index(),
+            endpoint.index(),
             expired ? "expired" : "expiring",
             Instant.ofEpochMilli(expiresAt),
             EndpointExpiration.of(renewed.get()).map(Instant::toString).orElse("no time"));
@@ -87,20 +86,20 @@ final class EndpointExpiry {
     if (!expired) {
       LOG.info(
           "Partition {}: endpoint expires at {} and {}; reading it as it is",
-          partition.index(),
+          endpoint.index(),
           Instant.ofEpochMilli(expiresAt),
           why);
       return new Decision(Action.AS_PLANNED, null);
     }
-    if (partition.endpointCount() == 1) {
+    if (endpoint.endpointCount() == 1) {
       LOG.info(
           "Partition {}: endpoint expired at {} and {}; running the query again",
-          partition.index(),
+          endpoint.index(),
           Instant.ofEpochMilli(expiresAt),
           why);
       return new Decision(Action.RUN_AGAIN, null);
     }
-    FlightSqlConnectorException failure = expired(partition, now, why);
+    FlightSqlConnectorException failure = expired(endpoint, now, why);
     if (renewFailure != null) {
       failure.addSuppressed(renewFailure);
     }
@@ -108,23 +107,22 @@ final class EndpointExpiry {
   }
 
   /** The error of an endpoint read after its expiration, which nothing can bring back. */
-  static FlightSqlConnectorException expired(
-      FlightSqlInputPartition partition, long now, String why) {
+  static FlightSqlConnectorException expired(PlannedEndpoint endpoint, long now, String why) {
     String detail =
         "the endpoint of partition "
-            + partition.index()
+            + endpoint.index()
             + " (one of "
-            + partition.endpointCount()
+            + endpoint.endpointCount()
             + ") expired at "
-            + Instant.ofEpochMilli(partition.expiresAtMillis())
+            + Instant.ofEpochMilli(endpoint.expiresAtMillis())
             + ", "
-            + seconds(partition.expiresAtMillis() - partition.plannedAtMillis())
+            + seconds(endpoint.expiresAtMillis() - endpoint.plannedAtMillis())
             + " after planning, and is read "
-            + seconds(now - partition.plannedAtMillis())
+            + seconds(now - endpoint.plannedAtMillis())
             + " after planning";
     return new FlightSqlConnectorException(
         "[flightsql] DoGet failed for "
-            + partition.targets().get(0)
+            + endpoint.targets().get(0)
             + ": NOT_FOUND: "
             + detail
             + "; "
@@ -132,7 +130,7 @@ final class EndpointExpiry {
             + ", and a query with several endpoints cannot be run again for one of them. Read"
             + " the data sooner after planning it (an action on a Dataset planned earlier reuses"
             + " its endpoints), or load the DataFrame again. Query: "
-            + partition.query(),
+            + endpoint.query(),
         "NOT_FOUND",
         detail,
         null);
