@@ -12,10 +12,9 @@ import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.ComparableColumns;
 import io.flightsql.spark.types.SparkToArrow;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
-import io.flightsql.spark.write.FlightSqlSaveMode;
+import io.flightsql.spark.write.DataFrameWrite;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
@@ -44,9 +43,8 @@ import scala.Tuple2;
  * writes alike merge the two with {@link OptionSources}, which documents the order.
  *
  * <p>Writes come in through {@link #createRelation}, Spark's entry for sources that handle every
- * save mode themselves: it checks and prepares the table as the mode says, then streams the rows
- * through a DataSourceV2 append ({@link FlightSqlSaveMode}), which gives tasks Spark's commit
- * protocol and the job a rows-written metric.
+ * save mode themselves: {@link DataFrameWrite} plans the write, runs its tasks as one Spark job and
+ * commits it, all within this one call.
  */
 public final class FlightSqlDataSource
     implements TableProvider, DataSourceRegister, CreatableRelationProvider {
@@ -92,7 +90,10 @@ public final class FlightSqlDataSource
     return schema;
   }
 
-  /** A write hands its DataFrame's schema, which needs no round trip to the server. */
+  /**
+   * A read with a schema of the user's, and a write, which hands its DataFrame's schema before
+   * Spark turns to {@link #createRelation}, need no round trip to the server.
+   */
   @Override
   public boolean supportsExternalMetadata() {
     return true;
@@ -101,10 +102,6 @@ public final class FlightSqlDataSource
   @Override
   public Table getTable(
       StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    Optional<Table> append = FlightSqlSaveMode.appendTable(schema, properties);
-    if (append.isPresent()) {
-      return append.get();
-    }
     Set<String> comparable = schema.equals(inferredSchema) ? inferredComparable : null;
     FlightSqlReadConfig config =
         FlightSqlReadConfig.from(withSessionConf(SparkSession.active(), properties));
@@ -132,12 +129,7 @@ public final class FlightSqlDataSource
       scala.collection.immutable.Map<String, String> parameters,
       Dataset<Row> data) {
     Map<String, String> options = withSessionConf(sqlContext.sparkSession(), toJava(parameters));
-    FlightSqlSaveMode.save(
-        FlightSqlWriteConfig.from(options),
-        options,
-        mode,
-        data,
-        FlightSqlDataSource.class.getName());
+    DataFrameWrite.save(FlightSqlWriteConfig.from(options), mode, data);
     return new WrittenRelation(sqlContext, data.schema());
   }
 

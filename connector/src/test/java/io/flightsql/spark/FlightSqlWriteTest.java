@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.LogCapture;
 import io.flightsql.spark.testing.SparkTestSupport;
-import io.flightsql.spark.testing.SqlUiMetrics;
+import io.flightsql.spark.testing.StageMetrics;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -316,12 +317,52 @@ class FlightSqlWriteTest {
         .isZero();
   }
 
+  /**
+   * Where no staging table can be made for the rows (dialect {@code sqlite} has no type for a
+   * TIMESTAMP, and a prepared INSERT cannot create one), {@code atomic=true} fails before any task
+   * runs naming the column, and {@code auto} writes into the table directly and says so once.
+   */
   @Test
-  void rowsWrittenAreReportedAsASparkMetric() throws Exception {
-    writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
-    String rows =
-        SqlUiMetrics.latest(spark, "rows written to the Flight SQL server")
-            .get("rows written to the Flight SQL server");
-    assertThat(SqlUiMetrics.number(rows)).isEqualTo(12_345);
+  void withoutAStagingTableForItsColumnsAutoWritesDirectlyAndTrueRefuses() throws Exception {
+    server.execute("CREATE TABLE stamped (id BIGINT, seen TIMESTAMPTZ)");
+    Dataset<Row> df = spark.sql("SELECT 1L AS id, TIMESTAMP'2024-01-02 03:04:05Z' AS seen");
+    assertThatThrownBy(
+            () ->
+                writer(df, "stamped")
+                    .option("dialect", "sqlite")
+                    .option("writeMethod", "prepared")
+                    .option("atomic", "true")
+                    .mode("append")
+                    .save())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Option 'atomic' is 'true', which needs a staging table for each task's rows, and none"
+                + " can be created: Column 'seen' has Spark type timestamp, for which"
+                + " spark-flightsql knows no column type in dialect 'sqlite'. Cast the column,"
+                + " choose another 'dialect', or set option 'atomic' to 'auto' or 'false' to"
+                + " write into the table directly.");
+    String log;
+    try (LogCapture capture = LogCapture.start()) {
+      writer(df, "stamped")
+          .option("dialect", "sqlite")
+          .option("writeMethod", "prepared")
+          .mode("append")
+          .save();
+      log = capture.text();
+    }
+    assertThat(log)
+        .contains("without staging tables (Column 'seen' has Spark type timestamp")
+        .contains("tasks write into the table directly")
+        .contains("Set option 'atomic' to 'false' to choose this yourself");
+    assertThat(count("SELECT count(*) FROM stamped")).isEqualTo(1);
+  }
+
+  @Test
+  void rowsWrittenAreReportedAsTheTasksOutput() throws Exception {
+    try (StageMetrics stages = StageMetrics.record(spark)) {
+      writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
+      assertThat(stages.outputRecords()).isEqualTo(12_345);
+      assertThat(stages.accumulator("rows written to the Flight SQL server")).contains(12_345L);
+    }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.testing.SparkTestSupport;
 import io.flightsql.spark.testing.SqlUiMetrics;
+import io.flightsql.spark.testing.StageMetrics;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
@@ -92,23 +93,50 @@ class OperatorMetricsTest {
     assertThat(SqlUiMetrics.number(shown.get(WAIT))).isBetween(0L, 2 * wallMillis);
   }
 
+  /**
+   * A DataFrame write shows its rows and Arrow bytes as the tasks' output (the stage page's
+   * "Output" column), and the same figures with the time waiting for the server as named
+   * accumulators of its stage.
+   */
   @Test
-  void writesShowBytesSentAndTimeWaitingForTheServer() throws Exception {
+  void dataFrameWritesShowTheirOutputAndTimeWaitingForTheServer() throws Exception {
     long start = System.nanoTime();
-    spark
-        .range(0, 12_345, 1, 3)
-        .toDF()
-        .write()
-        .format("flightsql")
-        .option("uri", server.uri())
-        .option("dbtable", "metered")
-        .option("batchSize", "1000")
-        .save();
+    try (StageMetrics stages = StageMetrics.record(spark)) {
+      spark
+          .range(0, 12_345, 1, 3)
+          .toDF()
+          .write()
+          .format("flightsql")
+          .option("uri", server.uri())
+          .option("dbtable", "metered")
+          .option("batchSize", "1000")
+          .save();
+      long wallMillis = (System.nanoTime() - start) / 1_000_000;
+
+      assertThat(stages.outputRecords()).isEqualTo(12_345);
+      // 8 bytes per BIGINT, and a validity bitmap (padded to 8 bytes) per batch of at most 1000.
+      assertThat(stages.outputBytes())
+          .isBetween(8L * 12_345, 8L * 12_345 + 12_345 / 8 + 16 * 8 * 3);
+      assertThat(stages.accumulator(ROWS_OUT)).contains(12_345L);
+      assertThat(stages.accumulator(BYTES_OUT)).contains(stages.outputBytes());
+      assertThat(stages.accumulator(WAIT + " (ms)").orElse(-1L)).isBetween(0L, 3 * wallMillis);
+    }
+  }
+
+  /** A catalog write shows the same figures on its write node in the SQL tab. */
+  @Test
+  void catalogWritesShowBytesSentAndTimeWaitingForTheServer() throws Exception {
+    server.execute("CREATE TABLE metered_by_catalog (id BIGINT)");
+    spark.conf().set("spark.sql.catalog.metered", "io.flightsql.spark.FlightSqlCatalog");
+    spark.conf().set("spark.sql.catalog.metered.uri", server.uri());
+    spark.conf().set("spark.sql.catalog.metered.batchSize", "1000");
+    long start = System.nanoTime();
+    spark.range(0, 12_345, 1, 3).toDF().createOrReplaceTempView("metered_rows");
+    spark.sql("INSERT INTO metered.memory.main.metered_by_catalog SELECT id FROM metered_rows");
     long wallMillis = (System.nanoTime() - start) / 1_000_000;
 
     Map<String, String> shown = SqlUiMetrics.latest(spark, ROWS_OUT, BYTES_OUT, WAIT);
     assertThat(SqlUiMetrics.number(shown.get(ROWS_OUT))).isEqualTo(12_345);
-    // 8 bytes per BIGINT, and a validity bitmap (padded to 8 bytes) per batch of at most 1000.
     assertThat(SqlUiMetrics.number(shown.get(BYTES_OUT)))
         .isBetween(8L * 12_345, 8L * 12_345 + 12_345 / 8 + 16 * 8 * 3);
     assertThat(shown.get(WAIT)).endsWith(" ms");

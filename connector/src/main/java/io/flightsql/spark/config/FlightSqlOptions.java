@@ -20,15 +20,9 @@ import java.util.TreeSet;
  * <p>Where the values come from, and which source wins, is {@link OptionSources}' business.
  */
 public final class FlightSqlOptions {
-  /**
-   * The option through which the connector's own nested append finds the plan of its write ({@code
-   * write.WritePlan}); set by the connector, never by users.
-   */
-  public static final String WRITE_PLAN_OPTION = "__flightsql_write_plan";
-
-  /** Options Spark itself adds, or that the connector passes to itself: known, not documented. */
+  /** Options Spark itself adds: known, not documented. */
   private static final Set<String> PASSED_THROUGH =
-      Collections.unmodifiableSet(new TreeSet<>(Arrays.asList("path", "paths", WRITE_PLAN_OPTION)));
+      Collections.unmodifiableSet(new TreeSet<>(Arrays.asList("path", "paths")));
 
   private static final List<OptionSpec<?>> ALL =
       Collections.unmodifiableList(
@@ -120,8 +114,8 @@ public final class FlightSqlOptions {
   }
 
   /**
-   * Whether the connector knows the name: one of its options, or a name Spark or the connector
-   * itself passes along with them ({@code path}, {@code paths}, {@value #WRITE_PLAN_OPTION}).
+   * Whether the connector knows the name: one of its options, or a name Spark passes along with
+   * them ({@code path}, {@code paths}).
    */
   public static boolean isKnown(String name) {
     return find(name).isPresent() || PASSED_THROUGH.contains(name.toLowerCase(Locale.ROOT));

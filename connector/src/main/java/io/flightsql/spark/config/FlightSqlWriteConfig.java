@@ -31,6 +31,20 @@ public final class FlightSqlWriteConfig implements Serializable {
     }
   }
 
+  /** Whether a failed job may change the table (option {@code atomic}). */
+  public enum Atomic {
+    /** Staged, in one transaction where the server has transactions, else by statements. */
+    AUTO,
+    /** Staged in one transaction; a server without transactions is refused. */
+    TRUE,
+    /** Tasks write into the table directly. */
+    FALSE;
+
+    public String optionValue() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
   private final ConnectionSettings connection;
   private final TableRef table;
   private final WriteMethod method;
@@ -38,7 +52,7 @@ public final class FlightSqlWriteConfig implements Serializable {
   private final long batchBytes;
   private final UploadCompression compression;
   private final boolean truncate;
-  private final boolean atomic;
+  private final Atomic atomic;
   private final String dialect;
 
   private FlightSqlWriteConfig(
@@ -49,7 +63,7 @@ public final class FlightSqlWriteConfig implements Serializable {
       long batchBytes,
       UploadCompression compression,
       boolean truncate,
-      boolean atomic,
+      Atomic atomic,
       String dialect) {
     this.connection = connection;
     this.table = table;
@@ -153,7 +167,7 @@ public final class FlightSqlWriteConfig implements Serializable {
     return truncate;
   }
 
-  public boolean atomic() {
+  public Atomic atomic() {
     return atomic;
   }
 
@@ -174,7 +188,7 @@ public final class FlightSqlWriteConfig implements Serializable {
         + ", truncate="
         + truncate
         + ", atomic="
-        + atomic
+        + atomic.optionValue()
         + ", dialect="
         + (dialect == null ? ReadWriteOptions.AUTO_DIALECT : dialect)
         + "}";

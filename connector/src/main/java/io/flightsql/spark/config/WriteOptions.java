@@ -1,6 +1,7 @@
 package io.flightsql.spark.config;
 
 import io.flightsql.spark.client.upload.UploadCompression;
+import io.flightsql.spark.config.FlightSqlWriteConfig.Atomic;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 
 /** The options of scope {@link OptionScope#WRITE}: how rows reach the server, and in what. */
@@ -52,13 +53,19 @@ public final class WriteOptions {
                   + " rows; `false` drops the table and creates it again from the DataFrame's"
                   + " schema.");
 
-  public static final OptionSpec<Boolean> ATOMIC =
-      OptionTypes.bool("atomic", SCOPE)
-          .defaultValue(false)
+  public static final OptionSpec<Atomic> ATOMIC =
+      OptionTypes.choice("atomic", SCOPE, Atomic.values())
+          .defaultValue(Atomic.AUTO)
           .description(
-              "`true` makes the whole job one transaction on the server: tasks write to staging"
-                  + " tables, and the job's commit moves their rows into the table in one"
-                  + " transaction, so a failed or retried task never leaves partial or duplicate"
-                  + " rows. Needs a server with transactions; fails before any task runs"
-                  + " otherwise.");
+              "Whether a failed job may change the table. `auto` writes each task's rows to a"
+                  + " staging table of its own and moves those of the tasks Spark committed into"
+                  + " the table at the job's commit, in one transaction where the server has"
+                  + " transactions (a failed or retried task, or a failed job, then changes"
+                  + " nothing) and by statements that rename or copy the staged rows where it"
+                  + " has none (a failed task or job changes nothing; a failure during the"
+                  + " commit itself may, and the first such write to a server says so in the"
+                  + " driver's log). `true` refuses a server without transactions. `false`"
+                  + " writes into the table directly, each task in its own transaction where"
+                  + " the server has them; an overwrite then empties or replaces the table"
+                  + " before the tasks run. See docs/writing.md.");
 }

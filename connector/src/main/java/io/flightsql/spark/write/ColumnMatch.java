@@ -152,6 +152,21 @@ final class ColumnMatch implements Serializable {
     return "`" + name.replace("`", "``") + "`";
   }
 
+  /**
+   * The schema of the rows {@link #apply} gives for {@code data}: the table's names, in the table's
+   * order, with the DataFrame's types.
+   */
+  StructType written(StructType data) {
+    StructField[] fields = new StructField[tableNames.size()];
+    for (int i = 0; i < fields.length; i++) {
+      StructField source = data.apply(data.fieldIndex(dataFrameNames.get(i)));
+      fields[i] =
+          new StructField(
+              tableNames.get(i), source.dataType(), source.nullable(), source.metadata());
+    }
+    return new StructType(fields);
+  }
+
   /** The table's names of the written columns, in the table's order. */
   List<String> tableNames() {
     return tableNames;

@@ -4,8 +4,9 @@ import io.flightsql.spark.client.metadata.TableRef;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
- * What a committed write task tells the driver: its rows, and with {@code atomic=true} the staging
- * table that holds them. Serializable, from executor to driver.
+ * What a committed write task tells the driver: its rows, and where the plan stages them the
+ * staging table that holds them (none for a task without rows). Serializable, from executor to
+ * driver, in catalog and DataFrame writes alike.
  */
 final class FlightSqlCommitMessage implements WriterCommitMessage {
   private static final long serialVersionUID = 1L;

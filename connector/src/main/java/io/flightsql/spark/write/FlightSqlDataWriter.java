@@ -14,19 +14,21 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams one task's rows to the server through a single DoPut, as Arrow batches of at most {@code
- * batchSize} rows and {@code batchBytes} bytes: a task holds the batch being filled and, in gRPC,
- * about one being sent, whatever its number of rows. Where the server has transactions the task
- * writes inside one, committed in {@link #commit()} and rolled back in {@link #abort()}, so a
- * failed attempt leaves nothing behind. With {@code atomic=true} it writes to its own staging
- * table. Runs on an executor; owns its session, allocator and batch builder, released in {@link
- * #close()}. Reports the rows written, the Arrow bytes sent and the time spent waiting for the
- * server as Spark custom metrics.
+ * Streams one task attempt's rows to the server through a single DoPut, as Arrow batches of at most
+ * {@code batchSize} rows and {@code batchBytes} bytes: a task holds the batch being filled and, in
+ * gRPC, about one being sent, whatever its number of rows. Nothing reaches the server before the
+ * first row, so an empty partition costs no call. Where the plan stages the rows, they go to a
+ * staging table of this attempt's own, created here, with no transaction; where tasks write into
+ * the table and the server has transactions, the attempt writes inside one, committed in {@link
+ * #commit()}. {@link #abort()} cancels the upload, then rolls back (twice if need be, and on an
+ * interrupted thread too) and drops the staging table, so a failed attempt leaves nothing behind
+ * and no transaction open. Runs on an executor; owns its session, allocator and batch builder,
+ * released in {@link #close()}. Reports the rows written, the Arrow bytes sent and the time spent
+ * waiting for the server.
  */
 final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlDataWriter.class);
@@ -35,9 +37,10 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   private final int partitionId;
   private final long taskId;
   private final TableRef destination;
-  private final FlightSqlSession session;
+  private FlightSqlSession session;
   private ArrowBatchBuilder batch;
   private byte[] transaction;
+  private boolean stagingCreated;
   private DoPutUpload upload;
   private long rowsSent;
   private long rowsWritten;
@@ -49,47 +52,64 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
 
   private boolean finished;
 
-  FlightSqlDataWriter(WritePlan plan, StructType schema, int partitionId, long taskId) {
+  FlightSqlDataWriter(WritePlan plan, int partitionId, long taskId) {
     this.plan = plan;
     this.partitionId = partitionId;
     this.taskId = taskId;
-    this.destination = plan.atomic() ? plan.stagingTable(partitionId, taskId) : plan.target();
+    this.destination = plan.staged() ? plan.stagingTable(partitionId, taskId) : plan.target();
     Warmup.start();
-    this.session =
-        FlightSqlSession.open(plan.config().connection(), "write-" + partitionId + "-" + taskId);
+  }
+
+  /**
+   * Opens the session, the transaction or staging table, and the upload. A failure part way is
+   * undone by {@link #abort()}, which both of the connector's callers run after any failure.
+   */
+  private void start() {
     long start = System.nanoTime();
     try {
-      this.batch = ArrowBatchBuilder.create(schema, session.allocator());
+      session =
+          FlightSqlSession.open(plan.config().connection(), "write-" + partitionId + "-" + taskId);
+      batch = ArrowBatchBuilder.create(plan.schema(), session.allocator());
       if (plan.taskTransactions()) {
         transaction = session.beginTransaction();
       }
-      this.upload =
-          startUpload(schema)
+      if (plan.staged()) {
+        createStagingTable();
+      }
+      upload =
+          openUpload()
               .forTask("write task " + partitionId + " (task id " + taskId + ") uploading rows")
               .compress(plan.config().compression());
-    } catch (RuntimeException e) {
-      releaseAfterFailure(e);
-      throw e;
     } finally {
       serverWaitNanos += System.nanoTime() - start;
     }
   }
 
-  private DoPutUpload startUpload(StructType schema) {
+  /** Creates the staging table now, or lets the ingestion that fills it create it. */
+  private void createStagingTable() {
+    if (plan.stagingByDdl()) {
+      session.executeUpdate(plan.dialect().createTable(destination, plan.schema()), null);
+    }
+    stagingCreated = true;
+  }
+
+  private DoPutUpload openUpload() {
     if (plan.method() == WriteMethod.INGEST) {
       DoPutUpload.IngestMode mode =
-          plan.atomic() ? DoPutUpload.IngestMode.CREATE : DoPutUpload.IngestMode.APPEND;
+          plan.staged() && !plan.stagingByDdl()
+              ? DoPutUpload.IngestMode.CREATE
+              : DoPutUpload.IngestMode.APPEND;
       return session.ingest(batch.root(), destination, mode, transaction);
     }
-    if (plan.atomic()) {
-      session.executeUpdate(plan.dialect().createTable(destination, schema), transaction);
-    }
     return session.preparedUpdate(
-        batch.root(), plan.dialect().insert(destination, schema), transaction);
+        batch.root(), plan.dialect().insert(destination, plan.schema()), transaction);
   }
 
   @Override
   public void write(InternalRow row) {
+    if (upload == null) {
+      start();
+    }
     batch.append(row);
     rowsWritten++;
     if (batch.rowCount() >= plan.config().batchRows()
@@ -120,14 +140,24 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
 
   @Override
   public WriterCommitMessage commit() {
+    if (upload == null) {
+      LOG.info("Write task {} (task id {}) had no rows", partitionId, taskId);
+      return new FlightSqlCommitMessage(partitionId, taskId, 0, null);
+    }
     if (batch.rowCount() > 0) {
       sendBatch();
     }
-    long reported = upload.finish();
-    finished = true;
-    if (transaction != null) {
-      session.commit(transaction);
-      transaction = null;
+    long start = System.nanoTime();
+    long reported;
+    try {
+      reported = upload.finish();
+      finished = true;
+      if (transaction != null) {
+        session.commit(transaction);
+        transaction = null;
+      }
+    } finally {
+      serverWaitNanos += System.nanoTime() - start;
     }
     if (reported >= 0 && reported != rowsSent) {
       LOG.warn(
@@ -144,35 +174,55 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
         destination,
         batchesSent);
     return new FlightSqlCommitMessage(
-        partitionId, taskId, rowsSent, plan.atomic() ? destination : null);
+        partitionId, taskId, rowsSent, plan.staged() ? destination : null);
   }
 
   @Override
   public void abort() {
     IllegalStateException cause =
         new IllegalStateException("write task " + partitionId + " was aborted");
-    if (upload != null && !finished) {
-      upload.abort(cause);
-    }
-    rollback(cause);
-    LOG.warn(
-        "Write task {} aborted after sending {} rows{}",
-        partitionId,
-        rowsSent,
-        plan.taskTransactions() ? "; its transaction was rolled back" : "");
+    Uninterrupted.run(
+        () -> {
+          if (upload != null && !finished) {
+            upload.abort(cause);
+          }
+          String ended = "";
+          if (transaction != null) {
+            boolean rolledBack =
+                Transactions.rollback(
+                    session,
+                    transaction,
+                    cause,
+                    "write task " + partitionId + " on " + destination);
+            transaction = null;
+            ended = rolledBack ? "; its transaction was rolled back" : "";
+          }
+          if (stagingCreated) {
+            dropStagingTable();
+          }
+          LOG.warn(
+              "Write task {} (task id {}) aborted after sending {} rows{}",
+              partitionId,
+              taskId,
+              rowsSent,
+              ended);
+        });
   }
 
-  private void rollback(Throwable cause) {
-    if (transaction == null) {
-      return;
-    }
+  /**
+   * Drops this attempt's staging table, which no commit will read. A failure is only logged: the
+   * job's end drops every staging table it still finds.
+   */
+  private void dropStagingTable() {
     try {
-      session.rollback(transaction);
+      session.executeUpdateBounded(plan.dialect().dropTable(destination));
+      stagingCreated = false;
     } catch (RuntimeException e) {
-      cause.addSuppressed(e);
-      LOG.warn("Write task {}: rollback failed: {}", partitionId, e.getMessage());
-    } finally {
-      transaction = null;
+      LOG.info(
+          "Write task {}: its staging table {} is left for the job's end to drop: {}",
+          partitionId,
+          destination,
+          e.getMessage());
     }
   }
 
@@ -182,51 +232,76 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     // time of those is not in it.
     // The rows of the batch commit() will send are counted, and its bytes estimated (values,
     // offsets and string data, without validity bitmaps).
-    long pendingBytes = batch != null && batch.rowCount() > 0 ? batch.estimatedBytes() : 0;
     return new CustomTaskMetric[] {
       RowsWrittenMetric.of(rowsWritten),
-      BytesSentMetric.of(bytesSent + pendingBytes),
+      BytesSentMetric.of(bytesSent + pendingBytes()),
       ServerWaitTimeMetric.of(serverWaitNanos)
     };
   }
 
-  private void releaseAfterFailure(RuntimeException e) {
-    rollback(e);
-    try {
-      close();
-    } catch (RuntimeException closing) {
-      e.addSuppressed(closing);
-    }
+  private long pendingBytes() {
+    return batch != null && batch.rowCount() > 0 ? batch.estimatedBytes() : 0;
   }
 
-  /** Releases the upload, the batch and the session, even after a failure. */
+  /** Rows given to this writer. */
+  long rowsWritten() {
+    return rowsWritten;
+  }
+
+  /** Arrow bytes sent, with an estimate of those of a batch not sent yet. */
+  long bytesSent() {
+    return bytesSent + pendingBytes();
+  }
+
+  long serverWaitNanos() {
+    return serverWaitNanos;
+  }
+
+  /**
+   * Releases the upload, the batch and the session, even after a failure, and on an interrupted
+   * thread too. A transaction still open here (a caller that neither committed nor aborted) is
+   * rolled back first.
+   */
   @Override
   public void close() {
-    RuntimeException failure = null;
-    try {
-      if (upload != null) {
-        upload.close();
-      }
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    try {
-      if (batch != null) {
-        batch.close();
-      }
-    } catch (RuntimeException e) {
-      failure = failure == null ? e : failure;
-    }
-    try {
-      session.close();
-    } catch (RuntimeException e) {
-      if (failure != null) {
-        e.addSuppressed(failure);
-      }
-      throw e;
-    }
-    if (failure != null) {
-      throw failure;
+    RuntimeException[] failure = {null};
+    Uninterrupted.run(
+        () -> {
+          if (transaction != null) {
+            Transactions.rollback(
+                session,
+                transaction,
+                new IllegalStateException("write task " + partitionId + " closed"),
+                "write task " + partitionId + " on " + destination);
+            transaction = null;
+          }
+          try {
+            if (upload != null) {
+              upload.close();
+            }
+          } catch (RuntimeException e) {
+            failure[0] = e;
+          }
+          try {
+            if (batch != null) {
+              batch.close();
+            }
+          } catch (RuntimeException e) {
+            failure[0] = failure[0] == null ? e : failure[0];
+          }
+          try {
+            if (session != null) {
+              session.close();
+            }
+          } catch (RuntimeException e) {
+            if (failure[0] != null) {
+              e.addSuppressed(failure[0]);
+            }
+            failure[0] = e;
+          }
+        });
+    if (failure[0] != null) {
+      throw failure[0];
     }
   }
 }

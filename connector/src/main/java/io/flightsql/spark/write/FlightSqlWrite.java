@@ -6,16 +6,16 @@ import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.Write;
-import org.apache.spark.sql.types.StructType;
 
-/** One planned write as Spark runs it: a batch write, and the metrics it reports. Driver only. */
+/**
+ * One planned catalog write as Spark runs it: a batch write, and the metrics it reports in the SQL
+ * tab. Driver only; not Serializable.
+ */
 final class FlightSqlWrite implements Write {
   private final WritePlan plan;
-  private final StructType schema;
 
-  FlightSqlWrite(WritePlan plan, StructType schema) {
+  FlightSqlWrite(WritePlan plan) {
     this.plan = plan;
-    this.schema = schema;
   }
 
   @Override
@@ -25,7 +25,7 @@ final class FlightSqlWrite implements Write {
 
   @Override
   public BatchWrite toBatch() {
-    return new FlightSqlBatchWrite(plan, schema);
+    return new FlightSqlBatchWrite(plan);
   }
 
   @Override

@@ -12,8 +12,10 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
  * The write of a table that a catalog found on the server ({@code INSERT INTO}, {@code INSERT
  * OVERWRITE}, {@code CREATE TABLE ... AS SELECT}, {@code df.writeTo(...)}): Spark has already
  * matched the query's columns to the table's, so the rows arrive in the table's own names. An
- * overwrite ({@link #truncate()}) is atomic where the server has transactions, and deletes the old
- * rows first where it has none. The plan is made when Spark builds the write, on the driver.
+ * overwrite ({@link #truncate()}) deletes the old rows and keeps the table's definition; with
+ * option {@code atomic} {@code auto} (the default) or {@code true}, only when the job commits, as
+ * {@link WritePlanner} plans it. The plan is made when Spark builds the write, on the driver; not
+ * Serializable.
  */
 public final class FlightSqlWriteBuilder implements WriteBuilder, SupportsTruncate {
   private final FlightSqlWriteConfig config;
@@ -47,6 +49,6 @@ public final class FlightSqlWriteBuilder implements WriteBuilder, SupportsTrunca
   public Write build() {
     WritePlan plan =
         new WritePlanner(config, info.schema(), true).planExisting(target, overwrite, capabilities);
-    return new FlightSqlWrite(plan, info.schema());
+    return new FlightSqlWrite(plan);
   }
 }

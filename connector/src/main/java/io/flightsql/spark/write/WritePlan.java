@@ -2,67 +2,86 @@ package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.TableRef;
-import io.flightsql.spark.config.FlightSqlOptions;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.dialect.Dialect;
 import java.io.Serializable;
-import java.util.Map;
+import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.sql.types.StructType;
 
 /**
- * What one write job does, decided on the driver before any task runs: the options, what the server
- * can do, the method (ingest or prepared INSERT), the dialect, whether tasks use transactions, and
- * for {@code atomic=true} the names of the staging tables. Immutable and Serializable; shipped to
- * executors with the writer factory.
- *
- * <p>The save mode is carried out on the driver ({@link FlightSqlSaveMode#save}), which then runs
- * the rows through Spark's DataSourceV2 write with this plan; the plan reaches that write through a
- * driver-side registry keyed by {@link #id()}, as data source options are strings.
+ * What one write job does, decided on the driver before any task runs ({@link WritePlanner}): the
+ * options, what the server can do, the method (ingest or prepared INSERT), the dialect, the rows'
+ * columns, what becomes of the table, and who makes the rows visible: each task, or the job's
+ * commit from staging tables. Immutable and Serializable; shipped to executors with every task.
  */
 final class WritePlan implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
-  /** The option by which the nested DataSourceV2 write finds its plan. */
-  static final String PLAN_OPTION = FlightSqlOptions.WRITE_PLAN_OPTION;
+  /** What the job does to the table besides adding the rows. */
+  enum TableChange {
+    /** The table exists and keeps its rows. */
+    NONE,
+    /** The table exists; its rows are deleted, its definition kept. */
+    DELETE_ROWS,
+    /** The table exists; it is dropped and created again from the rows' schema. */
+    REPLACE,
+    /** The table does not exist; it is created from the rows' schema. */
+    CREATE;
 
-  private static final Map<String, WritePlan> PLANS = new ConcurrentHashMap<>();
+    String describe() {
+      return name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    }
+  }
 
-  private final String id;
+  /** Who makes the rows visible. */
+  enum Commit {
+    /** Each task, into the table directly (in its own transaction where the server has them). */
+    TASKS,
+    /** The job's commit, from each committed task's staging table, in one transaction. */
+    TRANSACTION,
+    /** The job's commit, from the staging tables, by statements outside any transaction. */
+    STATEMENTS
+  }
+
+  private final String jobId;
   private final FlightSqlWriteConfig config;
   private final TableRef target;
-  private final boolean atomic;
   private final ServerCapabilities capabilities;
   private final WriteMethod method;
   private final Dialect dialect;
-  private final boolean deleteTargetAtCommit;
+  private final StructType schema;
+  private final TableChange change;
+  private final Commit commit;
+  private final boolean stagingByDdl;
 
   /**
    * @param target the table written, in the server's own spelling where it exists
-   * @param atomic whether the job is one transaction through staging tables (option {@code atomic},
-   *     or an {@code INSERT OVERWRITE} on a server with transactions)
+   * @param schema the rows as tasks send them: the table's names for an existing table
+   * @param stagingByDdl whether staging tables are created with the dialect's CREATE TABLE (else by
+   *     ingesting no rows, which lets the server choose the types)
    */
   WritePlan(
       FlightSqlWriteConfig config,
       TableRef target,
-      boolean atomic,
       ServerCapabilities capabilities,
       WriteMethod method,
       Dialect dialect,
-      boolean deleteTargetAtCommit) {
-    this.id = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+      StructType schema,
+      TableChange change,
+      Commit commit,
+      boolean stagingByDdl) {
+    this.jobId = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     this.config = config;
     this.target = target;
-    this.atomic = atomic;
     this.capabilities = capabilities;
     this.method = method;
     this.dialect = dialect;
-    this.deleteTargetAtCommit = deleteTargetAtCommit;
-  }
-
-  String id() {
-    return id;
+    this.schema = schema;
+    this.change = change;
+    this.commit = commit;
+    this.stagingByDdl = stagingByDdl;
   }
 
   FlightSqlWriteConfig config() {
@@ -86,27 +105,42 @@ final class WritePlan implements Serializable {
     return target;
   }
 
-  boolean atomic() {
-    return atomic;
+  StructType schema() {
+    return schema;
   }
 
-  /** Whether the job's commit deletes the target's rows first (overwrite with atomic=true). */
-  boolean deleteTargetAtCommit() {
-    return deleteTargetAtCommit;
+  TableChange change() {
+    return change;
+  }
+
+  Commit commit() {
+    return commit;
+  }
+
+  /** Whether tasks write to staging tables, whose rows the job's commit moves into the table. */
+  boolean staged() {
+    return commit != Commit.TASKS;
+  }
+
+  boolean stagingByDdl() {
+    return stagingByDdl;
   }
 
   /**
-   * Whether each task writes inside a transaction of its own: the server has transactions, and the
-   * method can join one (a prepared statement always; ingestion only where the server says).
+   * Whether each task writes inside a transaction of its own: it writes into the table directly,
+   * the server has transactions, and the method can join one (a prepared statement always;
+   * ingestion only where the server says). Tasks that write to staging tables need none, and take
+   * none: on a server with one writer (SQLite) an open transaction blocks every other task.
    */
   boolean taskTransactions() {
-    return capabilities.transactions()
+    return commit == Commit.TASKS
+        && capabilities.transactions()
         && (method == WriteMethod.PREPARED || capabilities.ingestTransactions());
   }
 
-  /** The name prefix shared by this job's staging tables. */
+  /** The name prefix shared by this job's staging tables, and by nothing else. */
   String stagingPrefix() {
-    return target.name() + "_flightsql_" + id + "_";
+    return target.name() + "_flightsql_" + jobId + "_";
   }
 
   /** The staging table of one task attempt: each attempt has its own, so retries never mix. */
@@ -114,21 +148,13 @@ final class WritePlan implements Serializable {
     return target.withName(stagingPrefix() + partitionId + "_" + taskId);
   }
 
-  void register() {
-    PLANS.put(id, this);
-  }
-
-  void unregister() {
-    PLANS.remove(id);
-  }
-
-  static WritePlan registered(String id) {
-    WritePlan plan = PLANS.get(id);
-    if (plan == null) {
-      throw new IllegalStateException(
-          "No write plan " + id + " on this driver; write with df.write.format(\"flightsql\")");
-    }
-    return plan;
+  /**
+   * Where a replaced table's old rows wait while the new table is renamed into place, on a server
+   * without transactions. Outside {@link #stagingPrefix()}, so that cleaning up the staging tables
+   * can never drop it.
+   */
+  TableRef retiredTable() {
+    return target.withName(target.name() + "_flightsql_old_" + jobId);
   }
 
   @Override
@@ -137,12 +163,15 @@ final class WritePlan implements Serializable {
         + config
         + ", target="
         + target
-        + ", atomic="
-        + atomic
         + ", method="
         + method.optionValue()
         + ", dialect="
         + dialect.name()
+        + ", table change="
+        + change.describe()
+        + ", commit="
+        + commit.name().toLowerCase(Locale.ROOT)
+        + (staged() ? ", staging tables " + stagingPrefix() + "*" : "")
         + ", taskTransactions="
         + taskTransactions()
         + "}";

@@ -4,12 +4,14 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
-import io.flightsql.spark.client.upload.DoPutUpload;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
+import io.flightsql.spark.config.FlightSqlWriteConfig.Atomic;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
-import io.flightsql.spark.vector.ArrowBatchBuilder;
+import io.flightsql.spark.types.UnsupportedSparkTypeException;
+import io.flightsql.spark.write.WritePlan.Commit;
+import io.flightsql.spark.write.WritePlan.TableChange;
 import java.util.Locale;
 import java.util.Optional;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -19,11 +21,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out a save mode on the driver, before any task runs: asks the server what it can do
- * (GetSqlInfo) and whether the table exists (GetTables), refuses, skips, empties, drops or creates
- * the table as the mode says, and returns the plan the tasks follow. An existing table is written
- * in its own spelling (found ignoring case unless {@code spark.sql.caseSensitive}), and the
- * DataFrame's columns are matched to its columns by name ({@link ColumnMatch}). Driver only.
+ * Decides a write on the driver, before any task runs: asks the server what it can do (GetSqlInfo)
+ * and whether the table exists (GetTables), refuses or skips as the save mode says, and chooses
+ * what becomes of the table and who makes the rows visible ({@link WritePlan}). With option {@code
+ * atomic} {@code auto} or {@code true} nothing on the server changes until the job's commit; with
+ * {@code false} (or where no staging table can be made) the table is emptied, dropped or created
+ * here, as the mode says. An existing table is written in its own spelling (found ignoring case
+ * unless {@code spark.sql.caseSensitive}), and the DataFrame's columns are matched to its columns
+ * by name ({@link ColumnMatch}). Driver only.
  */
 final class WritePlanner {
   private static final Logger LOG = LoggerFactory.getLogger(WritePlanner.class);
@@ -52,86 +57,71 @@ final class WritePlanner {
   }
 
   /**
-   * Prepares the table for {@code mode}.
+   * Plans a DataFrame's write with save mode {@code mode}.
    *
-   * @return the plan of the write, or null when nothing is to be written (mode {@code ignore} and
-   *     the table exists)
+   * @return the plan, or empty when nothing is to be written (mode {@code ignore} and the table
+   *     exists)
+   * @throws IllegalStateException for mode {@code errorifexists} and an existing table
    */
-  WritePlan plan(SaveMode mode) {
+  Optional<WritePlan> plan(SaveMode mode) {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
       Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
-      requireTransactionsForAtomic(capabilities, "Option 'atomic'");
-      boolean keepsRows =
-          mode == SaveMode.Append
-              || (mode == SaveMode.Overwrite && (config.atomic() || config.truncate()));
+      requireTransactionsForAtomic(capabilities);
+      boolean keepsDefinition =
+          mode == SaveMode.Append || (mode == SaveMode.Overwrite && config.truncate());
       Optional<ServerTable> found =
           session.findTable(
               config.table(),
               caseSensitive,
-              keepsRows,
+              keepsDefinition,
               "SELECT * FROM " + dialect.table(config.table()) + " WHERE 1 = 0");
-      boolean exists = found.isPresent();
-      TableRef target = found.map(ServerTable::ref).orElse(config.table());
-      boolean deleteAtCommit = false;
-      switch (mode) {
-        case ErrorIfExists:
-          if (exists) {
-            throw new IllegalStateException(
-                "[flightsql] Table "
-                    + config.table()
-                    + " already exists on "
-                    + config.uri()
-                    + ", and save mode 'errorifexists' (the default) does not write to an existing"
-                    + " table. Use mode 'append' to add rows, 'overwrite' to replace them, or"
-                    + " 'ignore' to leave the table as it is.");
-          }
-          break;
-        case Ignore:
-          if (exists) {
-            LOG.info("Table {} exists; save mode 'ignore' writes nothing", target);
-            return null;
-          }
-          break;
-        case Overwrite:
-          if (exists && config.atomic()) {
-            // The job's commit empties the table in the transaction that adds the new rows.
-            deleteAtCommit = true;
-          } else if (exists && config.truncate()) {
-            columns = match(session, dialect, found.get());
-            session.executeUpdate(dialect.deleteAll(target), null);
-          } else if (exists) {
-            session.executeUpdate(dialect.dropTable(target), null);
-            exists = false;
-            target = config.table();
-          }
-          break;
-        default:
-          break;
+      if (found.isPresent() && mode == SaveMode.ErrorIfExists) {
+        throw new IllegalStateException(
+            "[flightsql] Table "
+                + config.table()
+                + " already exists on "
+                + config.uri()
+                + ", and save mode 'errorifexists' (the default) does not write to an existing"
+                + " table. Use mode 'append' to add rows, 'overwrite' to replace them, or"
+                + " 'ignore' to leave the table as it is.");
       }
-      if (!exists) {
-        createTable(session, method, dialect, target);
-      } else if (columns == null) {
+      if (found.isPresent() && mode == SaveMode.Ignore) {
+        LOG.info("Table {} exists; save mode 'ignore' writes nothing", found.get().ref());
+        return Optional.empty();
+      }
+      TableChange change;
+      if (!found.isPresent()) {
+        change = TableChange.CREATE;
+      } else if (mode == SaveMode.Overwrite) {
+        change = config.truncate() ? TableChange.DELETE_ROWS : TableChange.REPLACE;
+      } else {
+        change = TableChange.NONE;
+      }
+      StructType rows = schema;
+      if (change == TableChange.NONE || change == TableChange.DELETE_ROWS) {
         columns = match(session, dialect, found.get());
+        rows = columns.written(schema);
       }
-      WritePlan plan =
-          new WritePlan(
-              config, target, config.atomic(), capabilities, method, dialect, deleteAtCommit);
+      // A replaced table keeps its name as the server spells it: dbtable=orders replaces Derby's
+      // ORDERS, which unquoted SQL then still finds.
+      TableRef target = found.map(ServerTable::ref).orElse(config.table());
+      WritePlan plan = plan(session, capabilities, method, dialect, target, rows, change);
       LOG.info(
           "Writing to {} on {} with save mode {}: {}",
           target,
           config.uri(),
           mode.name().toLowerCase(Locale.ROOT),
           plan);
-      return plan;
+      return Optional.of(plan);
     }
   }
 
   /**
-   * The plan of an append to, or overwrite of, a table a catalog found: its rows are kept, or with
-   * {@code overwrite} replaced, atomically where the server has transactions (the job's commit
-   * deletes the old rows in the transaction that adds the new ones), else deleted now.
+   * Plans the write of a table a catalog found ({@code INSERT INTO}, {@code INSERT OVERWRITE}): its
+   * rows are kept, or with {@code overwrite} deleted, its definition kept. Spark has already
+   * matched {@link #schema} to the table's columns.
    *
    * @param known what the server can do, when the caller already asked; null to ask
    */
@@ -140,17 +130,9 @@ final class WritePlanner {
       ServerCapabilities capabilities = known != null ? known : session.capabilities();
       WriteMethod method = method(capabilities);
       Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
-      requireTransactionsForAtomic(capabilities, "Option 'atomic'");
-      boolean atomic = config.atomic() || (overwrite && capabilities.transactions());
-      if (overwrite && !atomic) {
-        LOG.info(
-            "{} has no transactions: the rows of {} are deleted before the new ones are written",
-            config.uri(),
-            target);
-        session.executeUpdate(dialect.deleteAll(target), null);
-      }
-      WritePlan plan =
-          new WritePlan(config, target, atomic, capabilities, method, dialect, overwrite && atomic);
+      requireTransactionsForAtomic(capabilities);
+      TableChange change = overwrite ? TableChange.DELETE_ROWS : TableChange.NONE;
+      WritePlan plan = plan(session, capabilities, method, dialect, target, schema, change);
       LOG.info(
           "Writing to {} on {} ({}): {}",
           target,
@@ -161,15 +143,126 @@ final class WritePlanner {
     }
   }
 
-  private void requireTransactionsForAtomic(ServerCapabilities capabilities, String what) {
-    if (config.atomic() && !capabilities.transactions()) {
+  /**
+   * Chooses who makes the rows visible; where that is the tasks, carries out the table change now,
+   * before they run.
+   */
+  private WritePlan plan(
+      FlightSqlSession session,
+      ServerCapabilities capabilities,
+      WriteMethod method,
+      Dialect dialect,
+      TableRef target,
+      StructType rows,
+      TableChange change) {
+    UnsupportedSparkTypeException noStagingDdl = null;
+    try {
+      dialect.createTable(target.withName(target.name() + "_flightsql_staging"), rows);
+    } catch (UnsupportedSparkTypeException e) {
+      noStagingDdl = e;
+    }
+    boolean stagingPossible = noStagingDdl == null || method == WriteMethod.INGEST;
+    Commit commit;
+    if (config.atomic() == Atomic.FALSE) {
+      commit = Commit.TASKS;
+    } else if (!stagingPossible) {
+      if (config.atomic() == Atomic.TRUE) {
+        throw new IllegalArgumentException(
+            "Option 'atomic' is 'true', which needs a staging table for each task's rows, and"
+                + " none can be created: "
+                + firstSentence(noStagingDdl.getMessage())
+                + ". Cast the column, choose another 'dialect', or set option 'atomic' to 'auto'"
+                + " or 'false' to write into the table directly.");
+      }
+      ServerWarnings.once(
+          config.uri(),
+          "no-staging",
+          "Writing to {} on {} without staging tables ({}): tasks write into the table directly,"
+              + " so a failed job keeps the rows of the tasks that finished. Set option 'atomic'"
+              + " to 'false' to choose this yourself; see docs/writing.md.",
+          target,
+          config.uri(),
+          firstSentence(noStagingDdl.getMessage()));
+      commit = Commit.TASKS;
+    } else {
+      commit = capabilities.transactions() ? Commit.TRANSACTION : Commit.STATEMENTS;
+    }
+    if (commit == Commit.TASKS) {
+      changeNow(session, method, dialect, target, rows, change);
+    } else if (change == TableChange.CREATE || change == TableChange.REPLACE) {
+      // The commit creates the table: a type the dialect cannot create fails here, before any
+      // task runs, not after every task wrote its rows.
+      TableStatements.requireCreatable(method, capabilities, commit, dialect, target, rows);
+    }
+    WritePlan plan =
+        new WritePlan(
+            config,
+            target,
+            capabilities,
+            method,
+            dialect,
+            rows,
+            change,
+            commit,
+            noStagingDdl == null);
+    if (commit == Commit.STATEMENTS) {
+      ServerWarnings.once(
+          config.uri(),
+          "no-transactions-" + change,
+          "{} reports no transactions: the commit of a write to {} {}. A failed task or job"
+              + " leaves the table as it was; a failure during that commit {}. Option 'atomic'"
+              + " set to 'true' refuses such servers; see docs/writing.md.",
+          config.uri(),
+          target,
+          JobCommitter.statementsDescription(plan),
+          JobCommitter.statementsRisk(plan));
+    }
+    return plan;
+  }
+
+  /**
+   * What a dialect's refusal says of the column, without its advice on creating the table, which
+   * does not fit a staging table.
+   */
+  private static String firstSentence(String message) {
+    int end = message.indexOf(". ");
+    return end < 0 ? message : message.substring(0, end);
+  }
+
+  /** The table change of a write whose tasks write into the table directly, before they run. */
+  private void changeNow(
+      FlightSqlSession session,
+      WriteMethod method,
+      Dialect dialect,
+      TableRef target,
+      StructType rows,
+      TableChange change) {
+    switch (change) {
+      case DELETE_ROWS:
+        LOG.info("Deleting the rows of {} on {} before the tasks run", target, config.uri());
+        session.executeUpdate(dialect.deleteAll(target), null);
+        break;
+      case REPLACE:
+        LOG.info("Dropping {} on {} before the tasks run", target, config.uri());
+        session.executeUpdate(dialect.dropTable(target), null);
+        TableStatements.create(session, method, dialect, target, rows, null);
+        break;
+      case CREATE:
+        TableStatements.create(session, method, dialect, target, rows, null);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private void requireTransactionsForAtomic(ServerCapabilities capabilities) {
+    if (config.atomic() == Atomic.TRUE && !capabilities.transactions()) {
       throw new IllegalArgumentException(
-          what
-              + " needs a server with transactions, and "
+          "Option 'atomic' is 'true', which needs a server with transactions, and "
               + config.uri()
-              + " reports none (GetSqlInfo FLIGHT_SQL_SERVER_TRANSACTION). Write without"
-              + " 'atomic': a task that fails rolls back where the server allows it, but a"
-              + " retried task may leave its rows twice; see docs/writing.md.");
+              + " reports none (GetSqlInfo FLIGHT_SQL_SERVER_TRANSACTION). Use 'auto' (the"
+              + " default), whose commit renames or copies the staged rows with statements that"
+              + " are not one transaction, or 'false'; see docs/writing.md.");
     }
   }
 
@@ -203,23 +296,5 @@ final class WritePlanner {
     return Boolean.TRUE.equals(capabilities.bulkIngestion())
         ? WriteMethod.INGEST
         : WriteMethod.PREPARED;
-  }
-
-  /**
-   * Creates the table: by ingesting no rows with the DataFrame's Arrow schema where the server
-   * ingests (so the server chooses the column types), else with the dialect's CREATE TABLE.
-   */
-  private void createTable(
-      FlightSqlSession session, WriteMethod method, Dialect dialect, TableRef table) {
-    if (method == WriteMethod.INGEST) {
-      try (ArrowBatchBuilder empty = ArrowBatchBuilder.create(schema, session.allocator());
-          DoPutUpload upload =
-              session.ingest(empty.root(), table, DoPutUpload.IngestMode.CREATE, null)) {
-        upload.finish();
-      }
-    } else {
-      session.executeUpdate(dialect.createTable(table, schema), null);
-    }
-    LOG.info("Created table {} on {}", table, config.uri());
   }
 }

@@ -267,9 +267,10 @@ class FlightSqlCatalogTest {
   }
 
   /**
-   * An INSERT loads the table once (one GetTables) and asks nothing more before its rows go out
-   * through DoPut, each task in a transaction: the capabilities the catalog learnt are reused by
-   * the write's plan.
+   * An INSERT loads the table once (one GetTables) and asks nothing more before its rows go out:
+   * the capabilities the catalog learnt are reused by the write's plan. Each task creates its
+   * staging table and ingests into it; the job's commit moves their rows in one transaction, drops
+   * them and lists the job's staging tables once, for any a failed attempt left.
    */
   @Test
   void anInsertLoadsTheTableOnceAndThenOnlyWrites() {
@@ -279,10 +280,15 @@ class FlightSqlCatalogTest {
     spark.sql("INSERT INTO " + T + "counted VALUES (1), (2)");
     List<String> calls = methods();
     assertThat(calls.subList(0, 2)).containsExactly("GetFlightInfo", "DoGet");
-    // Then each task's transaction and DoPut; no GetSqlInfo or GetTables again.
-    assertThat(calls.subList(2, calls.size()))
-        .contains("DoPut")
-        .containsOnly("DoAction:BeginTransaction", "DoPut", "DoAction:EndTransaction");
+    int begin = calls.indexOf("DoAction:BeginTransaction");
+    int end = calls.indexOf("DoAction:EndTransaction");
+    // Two tasks: CREATE TABLE of the staging table, then its ingestion.
+    assertThat(calls.subList(2, begin)).containsExactly("DoPut", "DoPut", "DoPut", "DoPut");
+    // The commit: INSERT ... SELECT from each staging table.
+    assertThat(calls.subList(begin + 1, end)).containsExactly("DoPut", "DoPut");
+    // Two DROP TABLEs, then the one listing of the job's staging tables (GetTables).
+    assertThat(calls.subList(end + 1, calls.size()))
+        .containsExactly("DoPut", "DoPut", "GetFlightInfo", "DoGet");
     assertThat(rows("SELECT count(*) FROM " + T + "counted")).containsExactly("3");
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.client.upload.UploadCompression;
+import io.flightsql.spark.config.FlightSqlWriteConfig.Atomic;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,7 +29,7 @@ class FlightSqlWriteConfigTest {
     assertThat(config.batchRows()).isEqualTo(65536);
     assertThat(config.batchBytes()).isEqualTo(4_194_304L);
     assertThat(config.truncate()).isFalse();
-    assertThat(config.atomic()).isFalse();
+    assertThat(config.atomic()).isEqualTo(Atomic.AUTO);
     assertThat(config.compression()).isEqualTo(UploadCompression.NONE);
     assertThat(config.dialect()).isEmpty();
   }
@@ -77,7 +78,11 @@ class FlightSqlWriteConfigTest {
         .hasMessage(
             "Invalid value '0' for option 'batchSize': expected a positive number of rows (at most 2147483647)");
     assertThatThrownBy(() -> FlightSqlWriteConfig.from(options("dbtable", "t", "atomic", "yes")))
-        .hasMessage("Invalid value 'yes' for option 'atomic': expected `true` or `false`");
+        .hasMessage("Invalid value 'yes' for option 'atomic': expected `auto`, `true` or `false`");
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "atomic", "TRUE")).atomic())
+        .isEqualTo(Atomic.TRUE);
+    assertThat(FlightSqlWriteConfig.from(options("dbtable", "t", "atomic", "false")).atomic())
+        .isEqualTo(Atomic.FALSE);
     assertThatThrownBy(
             () -> FlightSqlWriteConfig.from(options("dbtable", "t", "writeMethod", "copy")))
         .hasMessage(

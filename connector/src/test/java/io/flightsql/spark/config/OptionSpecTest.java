@@ -108,7 +108,7 @@ class OptionSpecTest {
     assertThat(FlightSqlOptions.find("header.")).isEmpty();
     assertThat(ConnectionOptions.HEADER.prefix()).contains("header.");
     assertThat(FlightSqlOptions.isKnown("path")).isTrue();
-    assertThat(FlightSqlOptions.isKnown("__FLIGHTSQL_WRITE_PLAN")).isTrue();
+    assertThat(FlightSqlOptions.isKnown("__FLIGHTSQL_WRITE_PLAN")).isFalse();
     assertThat(FlightSqlOptions.isKnown("partitionColum")).isFalse();
     assertThat(FlightSqlOptions.all()).hasSize(45).doesNotHaveDuplicates();
   }

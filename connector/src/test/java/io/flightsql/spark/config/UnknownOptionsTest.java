@@ -65,7 +65,6 @@ class UnknownOptionsTest {
                         options(
                             "path", "/x",
                             "paths", "[]",
-                            "__flightsql_write_plan", "id",
                             "header.x-tenant", "acme",
                             "BATCHSIZE", "10",
                             "partitionColumn", "id"))))

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * write, started in this JVM. Derby upper-cases unquoted names and sends timestamps as {@code
  * timestamp[ms, tz=UTC]}, which Spark reads as instants.
  */
-class DerbyExampleIT extends FlightSqlContractSuite {
+class DerbyExampleIT extends FlightSqlContractSuite implements FailedWriteContract {
   private DerbyExampleServer server;
 
   @Override
@@ -187,6 +187,11 @@ class DerbyExampleIT extends FlightSqlContractSuite {
     @Override
     String reportedName(String sqlName) {
       return sqlName.toUpperCase(Locale.ROOT);
+    }
+
+    @Override
+    String catalogNamespace() {
+      return "app";
     }
 
     @Override

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * per query, plus what only DuckDB can check: every type of {@code types_demo} read value for value
  * against DuckDB's own JDBC answer, and aggregates over {@code lineitem}.
  */
-class DuckDbServerIT extends FlightSqlContractSuite {
+class DuckDbServerIT extends FlightSqlContractSuite implements FailedWriteContract {
   private static final long LINEITEM_ROWS = 20_000;
 
   private DuckDbFlightSqlServer server;
@@ -180,6 +180,16 @@ class DuckDbServerIT extends FlightSqlContractSuite {
     @Override
     List<String> writeMethods() {
       return List.of("ingest", "prepared");
+    }
+
+    @Override
+    boolean transactions() {
+      return true;
+    }
+
+    @Override
+    String catalogNamespace() {
+      return "memory.main";
     }
 
     private final DuckDbFlightSqlServer server;

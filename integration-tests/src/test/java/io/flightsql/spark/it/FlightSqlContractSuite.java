@@ -52,6 +52,16 @@ abstract class FlightSqlContractSuite {
   protected ServerQuirks quirks;
   protected SparkSession spark;
 
+  /** The server under test, described. */
+  public ServerQuirks quirks() {
+    return quirks;
+  }
+
+  /** The test class's local SparkSession. */
+  public SparkSession spark() {
+    return spark;
+  }
+
   /** Starts the server (or finds one an extension started) and describes it. */
   protected abstract ServerQuirks startServer() throws Exception;
 

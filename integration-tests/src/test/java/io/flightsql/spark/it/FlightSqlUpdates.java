@@ -1,6 +1,12 @@
 package io.flightsql.spark.it;
 
 import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
@@ -9,6 +15,8 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Runs DDL and DML on a Flight SQL server with Arrow's own (unshaded) client, so that test data is
@@ -61,5 +69,124 @@ final class FlightSqlUpdates {
     } catch (Exception e) {
       throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
     }
+  }
+
+  /** Runs one statement as {@link #execute(String, String)} does, within {@code deadline}. */
+  static long execute(String uri, String sql, Duration deadline) {
+    URI address = URI.create(uri);
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightClient client =
+            FlightClient.builder(
+                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
+                .build()) {
+      return new FlightSqlClient(client).executeUpdate(sql, within(deadline));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while running: " + sql, e);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
+    }
+  }
+
+  /**
+   * The rows of a query, each as its values' text joined by {@code |}, read from every endpoint
+   * within {@code deadline}: what any other client of the server sees.
+   */
+  static List<String> rows(String uri, String sql, Duration deadline) {
+    URI address = URI.create(uri);
+    CallOption within = within(deadline);
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightClient client =
+            FlightClient.builder(
+                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
+                .build()) {
+      FlightSqlClient sqlClient = new FlightSqlClient(client);
+      FlightInfo info = sqlClient.execute(sql, within);
+      List<String> rows = new ArrayList<>();
+      for (FlightEndpoint endpoint : info.getEndpoints()) {
+        try (FlightStream stream = client.getStream(endpoint.getTicket(), within)) {
+          while (stream.next()) {
+            VectorSchemaRoot root = stream.getRoot();
+            for (int i = 0; i < root.getRowCount(); i++) {
+              StringBuilder row = new StringBuilder();
+              for (FieldVector vector : root.getFieldVectors()) {
+                row.append(row.length() > 0 ? "|" : "").append(vector.getObject(i));
+              }
+              rows.add(row.toString());
+            }
+          }
+        }
+      }
+      return rows;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while running: " + sql, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
+    }
+  }
+
+  /** The names of the columns of {@code sql}'s answer, as the server sends them. */
+  static List<String> columnNames(String uri, String sql, Duration deadline) {
+    URI address = URI.create(uri);
+    CallOption within = within(deadline);
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightClient client =
+            FlightClient.builder(
+                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
+                .build()) {
+      FlightInfo info = new FlightSqlClient(client).execute(sql, within);
+      try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), within)) {
+        List<String> names = new ArrayList<>();
+        stream.getSchema().getFields().forEach(field -> names.add(field.getName()));
+        while (stream.next()) {
+          // Read to the end, so that the server is not left sending.
+        }
+        return names;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while running: " + sql, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
+    }
+  }
+
+  /** The tables GetTables lists whose names start with {@code prefix}, within {@code deadline}. */
+  static List<String> tablesStartingWith(String uri, String prefix, Duration deadline) {
+    URI address = URI.create(uri);
+    CallOption within = within(deadline);
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightClient client =
+            FlightClient.builder(
+                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
+                .build()) {
+      FlightSqlClient sqlClient = new FlightSqlClient(client);
+      FlightInfo info = sqlClient.getTables(null, null, null, null, false, within);
+      List<String> names = new ArrayList<>();
+      for (FlightEndpoint endpoint : info.getEndpoints()) {
+        try (FlightStream stream = client.getStream(endpoint.getTicket(), within)) {
+          while (stream.next()) {
+            FieldVector tableNames = stream.getRoot().getVector("table_name");
+            for (int i = 0; i < stream.getRoot().getRowCount(); i++) {
+              String name = String.valueOf(tableNames.getObject(i));
+              if (name.startsWith(prefix)) {
+                names.add(name);
+              }
+            }
+          }
+        }
+      }
+      return names;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while listing tables", e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not list the tables of " + uri + ": " + e, e);
+    }
+  }
+
+  private static CallOption within(Duration deadline) {
+    return CallOptions.timeout(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 }

@@ -90,6 +90,19 @@ abstract class ServerQuirks {
     return read;
   }
 
+  /** Whether the server has transactions (GetSqlInfo FLIGHT_SQL_SERVER_TRANSACTION). */
+  boolean transactions() {
+    return false;
+  }
+
+  /**
+   * The namespace of tables created with {@link #executeUpdate} as the connector's catalog names it
+   * ({@code main}, {@code app}, ...), or null where the catalog does not reach them.
+   */
+  String catalogNamespace() {
+    return null;
+  }
+
   /** The connector's write methods the server supports. */
   List<String> writeMethods() {
     return List.of("prepared");

@@ -31,6 +31,16 @@ final class SqliteQuirks extends ServerQuirks {
   }
 
   @Override
+  boolean transactions() {
+    return true;
+  }
+
+  @Override
+  String catalogNamespace() {
+    return "main";
+  }
+
+  @Override
   String ddlType(ContractColumn column) {
     return byColumn(column, "INTEGER", "VARCHAR(100)", "DOUBLE", "DATE");
   }

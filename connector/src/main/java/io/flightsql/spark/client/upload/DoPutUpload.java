@@ -53,6 +53,9 @@ public final class DoPutUpload implements AutoCloseable {
   private String task = "uploading";
   private boolean ended;
 
+  /** Whether {@link #finish()} read the server's answer to its end. */
+  private boolean answered;
+
   /**
    * What the upload was waiting for when option {@code streamIdleTimeout} cancelled it, or null.
    */
@@ -262,6 +265,7 @@ public final class DoPutUpload implements AutoCloseable {
         }
       }
       results.getResult();
+      answered = true;
       return count;
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -388,12 +392,38 @@ public final class DoPutUpload implements AutoCloseable {
     }
   }
 
-  /** Closes the prepared statement, if any; an upload neither finished nor aborted is aborted. */
+  /**
+   * Closes the prepared statement, if any; an upload neither finished nor aborted is aborted, and
+   * one whose {@link #finish()} was cut short (interrupted, or failed) is cancelled. Answers of the
+   * server that nobody read are released: they hold memory of the caller's allocator.
+   */
   @Override
   public void close() {
     if (!ended) {
       abort(new IllegalStateException("the upload was closed before it finished"));
+    } else if (!answered) {
+      try {
+        stream.error(
+            CallStatus.CANCELLED.withDescription("the upload was closed").toRuntimeException());
+      } catch (RuntimeException e) {
+        // The call is already over.
+      }
     }
+    releaseUnreadAnswers();
     closePrepared(null);
+  }
+
+  /**
+   * Waits, at most a few seconds, for gRPC to report the call's end (prompt once it is cancelled or
+   * answered), after which no answer arrives, then releases the answers nobody read.
+   */
+  private void releaseUnreadAnswers() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!results.isCancelled()
+        && System.nanoTime() < deadline
+        && !Thread.currentThread().isInterrupted()) {
+      LockSupport.parkNanos(1_000_000L);
+    }
+    results.close();
   }
 }

@@ -155,7 +155,9 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     this.sessions = new SessionCommands(runner, database);
     this.metadata =
         new MetadataCommands(
-            runner, DuckDbSqlInfo.create(database), new DuckDbCatalog(database, allocator));
+            runner,
+            DuckDbSqlInfo.create(database, !withoutCommands.contains("Transactions")),
+            new DuckDbCatalog(database, allocator));
   }
 
   /**
@@ -323,6 +325,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
       ActionBeginTransactionRequest request,
       CallContext context,
       StreamListener<ActionBeginTransactionResult> listener) {
+    refuseIfWithout("Transactions");
     transactionCommands.begin(context, listener);
   }
 

@@ -188,12 +188,12 @@ public final class DuckDbFlightSqlServer implements AutoCloseable {
   }
 
   /** How many transactions clients have begun and not ended. For tests. */
-  int openTransactions() {
+  public int openTransactions() {
     return producer.openTransactions();
   }
 
   /** How many prepared statements clients have created and not closed. For tests. */
-  int openPreparedStatements() {
+  public int openPreparedStatements() {
     return producer.openPreparedStatements();
   }
 

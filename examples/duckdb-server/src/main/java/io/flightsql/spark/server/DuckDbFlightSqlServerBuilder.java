@@ -385,15 +385,17 @@ public final class DuckDbFlightSqlServerBuilder {
           "GetSchema",
           "TicketReuse",
           "RowStorage",
-          "QueryPerEndpoint");
+          "QueryPerEndpoint",
+          "Transactions");
 
   /**
    * Takes these features away, as servers without them do: the metadata commands {@code
    * GetSqlInfo}, {@code GetTables}, {@code GetCatalogs}, {@code GetDbSchemas} and {@code GetSchema}
    * (of a statement) then answer UNIMPLEMENTED (Sail has none of them, Deephaven no GetSqlInfo);
    * without {@code TicketReuse}, each statement ticket can be read once, and a second DoGet of it
-   * answers NOT_FOUND (as on Sail and Deephaven). Two more make the server a cheaper partner for
-   * benchmarks of clients:
+   * answers NOT_FOUND (as on Sail and Deephaven); without {@code Transactions}, GetSqlInfo reports
+   * none and BeginTransaction answers UNIMPLEMENTED (as on Arrow's Derby example). Two more make
+   * the server a cheaper partner for benchmarks of clients:
    *
    * <ul>
    *   <li>without {@code RowStorage}, the rows of bulk ingests and of prepared {@code INSERT}s are

@@ -25,7 +25,11 @@ final class DuckDbSqlInfo {
 
   private DuckDbSqlInfo() {}
 
-  static SqlInfoBuilder create(DuckDbDatabase database) throws SQLException {
+  /**
+   * @param transactions whether to report transactions; without them the server says it has none,
+   *     as servers without transactions do
+   */
+  static SqlInfoBuilder create(DuckDbDatabase database, boolean transactions) throws SQLException {
     List<String> keywords;
     try (DuckDBConnection connection = database.connect()) {
       keywords = keywords(connection);
@@ -39,12 +43,14 @@ final class DuckDbSqlInfo {
         .withFlightSqlServerSubstrait(false)
         // BeginTransaction/EndTransaction; DuckDB has no savepoints.
         .withFlightSqlServerTransaction(
-            SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_TRANSACTION)
+            transactions
+                ? SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_TRANSACTION
+                : SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
         .withFlightSqlServerCancel(false)
         // CommandStatementIngest, also inside a transaction.
         .withFlightSqlServerBulkIngestion(true)
-        .withFlightSqlServerBulkIngestionTransaction(true)
-        .withSqlTransactionsSupported(true)
+        .withFlightSqlServerBulkIngestionTransaction(transactions)
+        .withSqlTransactionsSupported(transactions)
         // The Flight SQL JDBC driver fails without a default level (and Spark's JDBC writer then
         // writes without transactions). DuckDB's MVCC transactions conflict on concurrent writes
         // rather than allow them, the closest of the levels Flight SQL names being SERIALIZABLE.

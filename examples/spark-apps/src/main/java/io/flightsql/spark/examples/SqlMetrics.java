@@ -6,9 +6,14 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
 import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
 import org.apache.spark.sql.execution.ui.SparkPlanGraphNode;
+import org.apache.spark.status.api.v1.AccumulableInfo;
+import org.apache.spark.status.api.v1.StageData;
 import scala.jdk.javaapi.CollectionConverters;
 
-/** SQL metrics as the SQL tab of Spark's UI shows them, read back from Spark's status store. */
+/**
+ * SQL metrics as the SQL tab of Spark's UI shows them, and stage accumulators as its stage page
+ * shows them, read back from Spark's status stores.
+ */
 final class SqlMetrics {
   private SqlMetrics() {}
 
@@ -48,6 +53,28 @@ final class SqlMetrics {
       }
     }
     return latest;
+  }
+
+  /**
+   * The value of the named accumulator in the latest stage that has it, as the stage page shows it
+   * (a DataFrame write reports its figures so); -1 when no stage has it.
+   */
+  static long latestStageAccumulator(SparkSession spark, String name) throws TimeoutException {
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    // Newest stage first.
+    for (StageData stage :
+        CollectionConverters.asJava(
+            spark
+                .sparkContext()
+                .statusStore()
+                .stageList(null, false, false, new double[0], java.util.List.of()))) {
+      for (AccumulableInfo accumulator : CollectionConverters.asJava(stage.accumulatorUpdates())) {
+        if (accumulator.name().equals(name)) {
+          return number(accumulator.value());
+        }
+      }
+    }
+    return -1;
   }
 
   private static long number(String shown) {

@@ -12,7 +12,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Writes the same lineitem-like rows to a Flight SQL server four ways in one run and prints how
+ * Writes the same lineitem-like rows to a Flight SQL server five ways in one run and prints how
  * fast each was:
  *
  * <ol>
@@ -22,7 +22,10 @@ import org.apache.spark.sql.SparkSession;
  *       Spark ways upload one stream per task, two at once here).
  *   <li><b>flightsql ingest</b> and <b>flightsql prepared</b>: this project's connector, {@code
  *       df.write.format("flightsql").mode("append")}, with {@code writeMethod} {@code ingest} and
- *       {@code prepared}.
+ *       {@code prepared} and {@code atomic=false}: each task writes into the table.
+ *   <li><b>flightsql staged</b>: the connector with its default options, {@code ingest} into a
+ *       staging table per task, whose rows the job's commit copies into the table in one
+ *       transaction (docs/writing.md): what keeping the table whole when a job fails costs.
  *   <li><b>spark jdbc</b>: Spark's JDBC writer over the Arrow Flight SQL JDBC driver, the way to
  *       write to a Flight SQL server from Spark without this project. It writes {@code --jdbc-rows}
  *       rows, by default as many as the others; the ways are compared by rows per second, but a
@@ -131,6 +134,7 @@ public final class WriteBenchmark {
       Way rawWay;
       Way ingest;
       Way prepared;
+      Way staged;
       Way jdbc;
       try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator)) {
         schema = batches.schema();
@@ -150,16 +154,20 @@ public final class WriteBenchmark {
               "Built " + batches.rows() + " rows where Spark has " + args.rows());
         }
         rawWay = new Way("raw client", args.rows(), () -> raw.ingest(TABLE, batches));
-        ingest = new Way("flightsql ingest", args.rows(), () -> connectorWrite(data, "ingest"));
+        ingest =
+            new Way("flightsql ingest", args.rows(), () -> connectorWrite(data, "ingest", "false"));
         prepared =
-            new Way("flightsql prepared", args.rows(), () -> connectorWrite(data, "prepared"));
+            new Way(
+                "flightsql prepared", args.rows(), () -> connectorWrite(data, "prepared", "false"));
+        staged =
+            new Way("flightsql staged", args.rows(), () -> connectorWrite(data, "ingest", "auto"));
         Dataset<Row> jdbcInput = jdbcData;
         jdbc =
             new Way(new Timings("spark jdbc"), args.jdbcRows(), true, () -> jdbcWrite(jdbcInput));
         if (jdbcData == null) {
           jdbc.timings().skip("--jdbc-rows 0");
         }
-        measure(List.of(rawWay, ingest, prepared, jdbc), raw, schema);
+        measure(List.of(rawWay, ingest, prepared, staged, jdbc), raw, schema);
       }
       raw.drop(TABLE);
 
@@ -172,9 +180,12 @@ public final class WriteBenchmark {
       System.out.println(line(rawWay, bytes));
       System.out.println(line(ingest, bytes));
       System.out.println(line(prepared, bytes));
+      System.out.println(line(staged, bytes));
       System.out.println(line(jdbc, jdbcBytes(jdbcData, bytes, allocator)));
       System.out.println(ratios(ingest, rawWay, jdbc));
       System.out.println(ratios(prepared, rawWay, jdbc));
+      System.out.println(ratios(staged, rawWay, jdbc));
+      System.out.println(ratio(staged, ingest, "ingest", "%.2fx"));
 
       data.unpersist(true);
       if (jdbcData != null && jdbcData != data) {
@@ -205,17 +216,21 @@ public final class WriteBenchmark {
     return cached;
   }
 
-  private void connectorWrite(Dataset<Row> data, String method) {
-    connectorWrite(data, uri, method);
+  private void connectorWrite(Dataset<Row> data, String method, String atomic) {
+    connectorWrite(data, uri, method, atomic);
   }
 
-  /** Appends the rows to {@link #TABLE} of the server at {@code uri} through the connector. */
-  static void connectorWrite(Dataset<Row> data, String uri, String method) {
+  /**
+   * Appends the rows to {@link #TABLE} of the server at {@code uri} through the connector, with
+   * options {@code writeMethod} and {@code atomic}.
+   */
+  static void connectorWrite(Dataset<Row> data, String uri, String method, String atomic) {
     data.write()
         .format("flightsql")
         .option("uri", uri)
         .option("dbtable", TABLE)
         .option("writeMethod", method)
+        .option("atomic", atomic)
         .mode("append")
         .save();
   }
@@ -310,7 +325,7 @@ public final class WriteBenchmark {
     long peakBefore = Allocators.peakBytes();
     MemoryWatch watch = MemoryWatch.start(Allocators::allocatedBytes);
     long start = System.nanoTime();
-    connectorWrite(data, "ingest");
+    connectorWrite(data, "ingest", "false");
     double took = ReadBenchmark.seconds(start);
     MemoryWatch.Peaks peaks = watch.stop();
     long peakAfter = Allocators.peakBytes();

@@ -1,0 +1,350 @@
+package io.flightsql.spark.write;
+
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.write.WritePlan.Commit;
+import io.flightsql.spark.write.WritePlan.TableChange;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end of a write job, on the driver, for DataFrame writes ({@link DataFrameWrite}) and catalog
+ * writes ({@link FlightSqlBatchWrite}) alike. Where tasks wrote into the table, the commit only
+ * reports. Where they wrote to staging tables, the commit makes the rows of exactly the attempts
+ * Spark committed visible, with the plan's table change: in one transaction where the server has
+ * them, else by statements ordered so that the table is whole until the last of them. Both the
+ * commit and the abort then drop the job's staging tables: those the commit messages name, then any
+ * other the server lists under the job's prefix (attempts that failed, or lost the race to another
+ * attempt). Every call is bounded by the client's deadlines, and none is refused because the thread
+ * was interrupted (a cancelled job still cleans up).
+ */
+final class JobCommitter {
+  private static final Logger LOG = LoggerFactory.getLogger(JobCommitter.class);
+
+  private final WritePlan plan;
+
+  /**
+   * Whether a commit began to change the table outside a transaction: an abort after it (Spark
+   * aborts a catalog write whose commit failed) cannot say the table is as it was.
+   */
+  private boolean tableTouched;
+
+  JobCommitter(WritePlan plan) {
+    this.plan = plan;
+  }
+
+  /** What the commit of {@code plan}'s staged rows does without a transaction, for warnings. */
+  static String statementsDescription(WritePlan plan) {
+    switch (plan.change()) {
+      case DELETE_ROWS:
+        return "deletes its rows, then copies each task's rows in, by separate statements";
+      case REPLACE:
+        return plan.dialect().renameTable(plan.target(), "t").isPresent()
+            ? "fills a new table, renames the old one away and the new one into place, then drops"
+                + " the old one"
+            : "drops the table, creates it again and copies each task's rows in, by separate"
+                + " statements (dialect '"
+                + plan.dialect().name()
+                + "' knows no way to rename a table)";
+      case CREATE:
+        return plan.dialect().renameTable(plan.target(), "t").isPresent()
+            ? "fills a new table and renames it into place"
+            : "creates the table and copies each task's rows in, by separate statements";
+      default:
+        return "copies each task's rows in, by separate statements";
+    }
+  }
+
+  /** What a failure during such a commit can leave, for warnings. */
+  static String statementsRisk(WritePlan plan) {
+    switch (plan.change()) {
+      case DELETE_ROWS:
+        return "can leave the table empty or with part of the new rows";
+      case REPLACE:
+        return plan.dialect().renameTable(plan.target(), "t").isPresent()
+            ? "between the two renames leaves the old rows in " + plan.retiredTable()
+            : "can leave the table missing, empty or with part of the new rows";
+      case CREATE:
+        return "can leave part of the new rows";
+      default:
+        return "can leave part of the new rows in the table";
+    }
+  }
+
+  /** Commits the job whose tasks sent these messages (one per partition). */
+  void commit(List<FlightSqlCommitMessage> messages) {
+    long rows = 0;
+    List<TableRef> staged = new ArrayList<>();
+    for (FlightSqlCommitMessage message : messages) {
+      rows += Math.max(0, message.rows());
+      if (message.stagingTable() != null) {
+        staged.add(message.stagingTable());
+      }
+    }
+    if (plan.staged()) {
+      Uninterrupted.run(() -> moveStagedRows(staged));
+    }
+    LOG.info(
+        "Wrote {} rows to {} on {} in {} tasks ({}{})",
+        rows,
+        plan.target(),
+        plan.config().uri(),
+        messages.size(),
+        plan.method().optionValue(),
+        plan.staged() ? ", through " + staged.size() + " staging tables" : "");
+  }
+
+  /** Ends a failed job: its staging tables are dropped, and the table is left as it was. */
+  void abort(List<FlightSqlCommitMessage> messages) {
+    if (!plan.staged()) {
+      LOG.warn(
+          "The write to {} failed; tasks that committed keep their rows (option 'atomic' set to"
+              + " 'auto' or 'true' makes the rows visible only when the whole job succeeds)",
+          plan.target());
+      return;
+    }
+    List<TableRef> staged = new ArrayList<>();
+    for (FlightSqlCommitMessage message : messages) {
+      if (message != null && message.stagingTable() != null) {
+        staged.add(message.stagingTable());
+      }
+    }
+    Uninterrupted.run(
+        () -> {
+          try (FlightSqlSession session =
+              FlightSqlSession.open(plan.config().connection(), "write-abort")) {
+            dropStagingTables(session, staged);
+          }
+        });
+    if (tableTouched) {
+      LOG.warn(
+          "The write to {} failed during its commit, which {}: the commit's error says which"
+              + " statement failed",
+          plan.target(),
+          statementsDescription(plan));
+    } else {
+      LOG.warn("The write to {} failed; the table was left as it was", plan.target());
+    }
+  }
+
+  private void moveStagedRows(List<TableRef> staged) {
+    try (FlightSqlSession session =
+        FlightSqlSession.open(plan.config().connection(), "write-commit")) {
+      List<TableRef> left = staged;
+      try {
+        if (plan.change() == TableChange.NONE && staged.isEmpty()) {
+          LOG.info("No rows to add to {}", plan.target());
+        } else if (plan.commit() == Commit.TRANSACTION) {
+          inOneTransaction(session, staged);
+        } else {
+          left = byStatements(session, staged);
+        }
+      } finally {
+        dropStagingTables(session, left);
+      }
+    }
+  }
+
+  private void inOneTransaction(FlightSqlSession session, List<TableRef> staged) {
+    Dialect dialect = plan.dialect();
+    TableRef target = plan.target();
+    byte[] transaction = session.beginTransaction();
+    try {
+      switch (plan.change()) {
+        case DELETE_ROWS:
+          session.executeUpdate(dialect.deleteAll(target), transaction);
+          break;
+        case REPLACE:
+          session.executeUpdate(dialect.dropTable(target), transaction);
+          create(session, target, transaction);
+          break;
+        case CREATE:
+          create(session, target, transaction);
+          break;
+        default:
+          break;
+      }
+      for (TableRef table : staged) {
+        session.executeUpdate(dialect.insertSelect(target, table, plan.schema()), transaction);
+      }
+      session.commit(transaction);
+    } catch (RuntimeException e) {
+      Transactions.rollback(session, transaction, e, "the commit of the write to " + target);
+      throw e;
+    }
+  }
+
+  /**
+   * The commit on a server without transactions, ordered so that the table stays whole as long as
+   * possible: staged rows are gathered in a new table, which is then renamed into place.
+   *
+   * @return the staging tables still to drop
+   */
+  private List<TableRef> byStatements(FlightSqlSession session, List<TableRef> staged) {
+    Dialect dialect = plan.dialect();
+    TableRef target = plan.target();
+    boolean renames = dialect.renameTable(target, target.name()).isPresent();
+    if ((plan.change() == TableChange.REPLACE || plan.change() == TableChange.CREATE) && renames) {
+      TableRef gathered;
+      List<TableRef> rest;
+      if (staged.isEmpty()) {
+        gathered = target.withName(plan.stagingPrefix() + "new");
+        createStaging(session, gathered);
+        rest = staged;
+      } else {
+        gathered = staged.get(0);
+        rest = staged.subList(1, staged.size());
+      }
+      for (TableRef table : rest) {
+        session.executeUpdate(dialect.insertSelect(gathered, table, plan.schema()), null);
+      }
+      tableTouched = true;
+      if (plan.change() == TableChange.REPLACE) {
+        swap(session, gathered);
+      } else {
+        session.executeUpdate(rename(gathered, target.name()), null);
+      }
+      return rest;
+    }
+    tableTouched = true;
+    switch (plan.change()) {
+      case DELETE_ROWS:
+        session.executeUpdate(dialect.deleteAll(target), null);
+        break;
+      case REPLACE:
+        session.executeUpdate(dialect.dropTable(target), null);
+        create(session, target, null);
+        break;
+      case CREATE:
+        create(session, target, null);
+        break;
+      default:
+        break;
+    }
+    for (TableRef table : staged) {
+      session.executeUpdate(dialect.insertSelect(target, table, plan.schema()), null);
+    }
+    return staged;
+  }
+
+  /** Renames the target away, {@code filled} into its place, then drops the old table. */
+  private void swap(FlightSqlSession session, TableRef filled) {
+    TableRef target = plan.target();
+    TableRef retired = plan.retiredTable();
+    session.executeUpdate(rename(target, retired.name()), null);
+    try {
+      session.executeUpdate(rename(filled, target.name()), null);
+    } catch (RuntimeException e) {
+      try {
+        session.executeUpdate(rename(retired, target.name()), null);
+      } catch (RuntimeException restoring) {
+        e.addSuppressed(restoring);
+        LOG.error(
+            "The write to {} failed between renames: its old rows are in {}, and its new ones in {}",
+            target,
+            retired,
+            filled);
+      }
+      throw e;
+    }
+    try {
+      session.executeUpdateBounded(plan.dialect().dropTable(retired));
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "{} was replaced, but its old rows are still in {}, which could not be dropped: {}",
+          target,
+          retired,
+          e.getMessage());
+    }
+  }
+
+  private String rename(TableRef table, String newName) {
+    Optional<String> sql = plan.dialect().renameTable(table, newName);
+    if (!sql.isPresent()) {
+      throw new IllegalStateException("Dialect " + plan.dialect().name() + " cannot rename");
+    }
+    return sql.get();
+  }
+
+  private void create(FlightSqlSession session, TableRef table, byte[] transaction) {
+    TableStatements.create(
+        session, plan.method(), plan.dialect(), table, plan.schema(), transaction);
+  }
+
+  /** A table made as the tasks make their staging tables, which the commit may rename. */
+  private void createStaging(FlightSqlSession session, TableRef table) {
+    if (plan.stagingByDdl()) {
+      session.executeUpdate(plan.dialect().createTable(table, plan.schema()), null);
+    } else {
+      create(session, table, null);
+    }
+  }
+
+  /**
+   * Drops {@code known}, then every other table listed under the job's prefix (a task that failed
+   * drops its own, but may race with this, or be lost with its executor). The tables that could not
+   * be dropped and are still listed are logged by name: the job's outcome stands.
+   */
+  private void dropStagingTables(FlightSqlSession session, List<TableRef> known) {
+    // By name: GetTables may spell the catalog and schema where the plan left them out.
+    Set<String> tried = new LinkedHashSet<>();
+    Map<String, String> failed = new LinkedHashMap<>();
+    for (TableRef table : known) {
+      drop(session, table, failed);
+      tried.add(table.name());
+    }
+    List<TableRef> listed = listStaging(session);
+    if (listed == null) {
+      return;
+    }
+    for (TableRef table : listed) {
+      if (tried.add(table.name())) {
+        drop(session, table, failed);
+      }
+    }
+    if (failed.isEmpty()) {
+      return;
+    }
+    List<TableRef> left = listStaging(session);
+    for (TableRef table : left == null ? listed : left) {
+      if (failed.containsKey(table.name())) {
+        LOG.warn(
+            "Could not drop the staging table {}; drop it yourself: {}",
+            table,
+            failed.get(table.name()));
+      }
+    }
+  }
+
+  /** The job's staging tables the server lists, or null (logged) when it cannot list them. */
+  private List<TableRef> listStaging(FlightSqlSession session) {
+    try {
+      return session.tablesStartingWith(plan.target(), plan.stagingPrefix());
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Could not list the staging tables {}* of the write to {}; drop any that remain: {}",
+          plan.stagingPrefix(),
+          plan.target(),
+          e.getMessage());
+      return null;
+    }
+  }
+
+  private void drop(FlightSqlSession session, TableRef table, Map<String, String> failed) {
+    try {
+      // Bounded: a server that holds the DROP behind another transaction's lock must not hold
+      // the job's end.
+      session.executeUpdateBounded(plan.dialect().dropTable(table));
+    } catch (RuntimeException e) {
+      failed.put(table.name(), e.getMessage());
+    }
+  }
+}
