@@ -1,11 +1,13 @@
 package io.flightsql.spark.client;
 
 import io.flightsql.spark.client.transport.EndpointExpiration;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,19 +122,17 @@ final class EndpointExpiry {
             + " after planning, and is read "
             + seconds(now - endpoint.plannedAtMillis())
             + " after planning";
-    return new FlightSqlConnectorException(
-        "[flightsql] DoGet failed for "
-            + endpoint.targets().get(0)
-            + ": NOT_FOUND: "
-            + detail
+    return FlightErrors.failure(
+        "DoGet",
+        endpoint.targets().get(0),
+        FlightStatusCode.NOT_FOUND,
+        detail
             + "; "
             + why
-            + ", and a query with several endpoints cannot be run again for one of them. Read"
-            + " the data sooner after planning it (an action on a Dataset planned earlier reuses"
+            + ", and a query with several endpoints cannot be run again for one of them",
+        "Read the data sooner after planning it (an action on a Dataset planned earlier reuses"
             + " its endpoints), or load the DataFrame again. Query: "
             + endpoint.query(),
-        "NOT_FOUND",
-        detail,
         null);
   }
 

@@ -16,6 +16,7 @@ import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.SessionClients;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.client.upload.DoPutUpload;
+import io.flightsql.spark.client.upload.IngestMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -275,7 +276,7 @@ public final class FlightSqlSession implements AutoCloseable {
 
   /** Starts a bulk ingestion of the root's batches into {@code table}. */
   public DoPutUpload ingest(
-      VectorSchemaRoot root, TableRef table, DoPutUpload.IngestMode mode, byte[] transactionId) {
+      VectorSchemaRoot root, TableRef table, IngestMode mode, byte[] transactionId) {
     return DoPutUpload.ingest(clients.forServer(), server(), root, table, mode, transactionId);
   }
 

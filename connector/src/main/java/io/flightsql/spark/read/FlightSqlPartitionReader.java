@@ -1,6 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.EndpointCursor;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
@@ -165,8 +166,8 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   }
 
   private FlightSqlConnectorException schemaMismatch(String detail) {
-    return new FlightSqlConnectorException(
-        "[flightsql] The stream of "
+    return FlightErrors.problem(
+        "The stream of "
             + cursor.describe()
             + " does not match the schema planned for the query: "
             + detail
@@ -174,8 +175,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
             + " types it announced for the query: "
             + partition.query(),
         "UNKNOWN",
-        detail,
-        null);
+        detail);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.PlannedEndpoint;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
@@ -167,8 +168,8 @@ final class FlightSqlScan implements Scan, Batch {
   }
 
   private FlightSqlConnectorException mismatch(String sql, String detail) {
-    return new FlightSqlConnectorException(
-        "[flightsql] The server's result for the pushed-down query does not match the schema"
+    return FlightErrors.problem(
+        "The server's result for the pushed-down query does not match the schema"
             + " Spark expects: "
             + detail
             + ". Query: "
@@ -176,8 +177,7 @@ final class FlightSqlScan implements Scan, Batch {
             + ". Set options 'pushDownPredicate', 'pushDownAggregate', 'pushDownLimit',"
             + " 'pushDownOffset' and 'pushDownTopN' to false, or choose another 'dialect'.",
         "UNKNOWN",
-        detail,
-        null);
+        detail);
   }
 
   private InputPartition[] clientPartitions() {

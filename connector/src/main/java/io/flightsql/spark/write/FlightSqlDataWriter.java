@@ -4,6 +4,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.client.transport.Warmup;
 import io.flightsql.spark.client.upload.DoPutUpload;
+import io.flightsql.spark.client.upload.IngestMode;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.metrics.BytesSentMetric;
 import io.flightsql.spark.metrics.RowsWrittenMetric;
@@ -95,10 +96,8 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
 
   private DoPutUpload openUpload() {
     if (plan.method() == WriteMethod.INGEST) {
-      DoPutUpload.IngestMode mode =
-          plan.staged() && !plan.stagingByDdl()
-              ? DoPutUpload.IngestMode.CREATE
-              : DoPutUpload.IngestMode.APPEND;
+      IngestMode mode =
+          plan.staged() && !plan.stagingByDdl() ? IngestMode.CREATE : IngestMode.APPEND;
       return session.ingest(batch.root(), destination, mode, transaction);
     }
     return session.preparedUpdate(

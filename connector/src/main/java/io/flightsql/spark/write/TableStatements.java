@@ -5,6 +5,7 @@ import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.upload.DoPutUpload;
+import io.flightsql.spark.client.upload.IngestMode;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.vector.ArrowBatchBuilder;
@@ -39,7 +40,7 @@ final class TableStatements {
       try {
         try (ArrowBatchBuilder empty = ArrowBatchBuilder.create(rows, session.allocator());
             DoPutUpload upload =
-                session.ingest(empty.root(), table, DoPutUpload.IngestMode.CREATE, transaction)) {
+                session.ingest(empty.root(), table, IngestMode.CREATE, transaction)) {
           upload.finish();
         }
         LOG.info("Created table {} on {} by ingestion", table, session.server());

@@ -4,6 +4,7 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.config.FlightSqlWriteConfig.Atomic;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
@@ -79,13 +80,14 @@ final class WritePlanner {
               "SELECT * FROM " + dialect.table(config.table()) + " WHERE 1 = 0");
       if (found.isPresent() && mode == SaveMode.ErrorIfExists) {
         throw new IllegalStateException(
-            "[flightsql] Table "
-                + config.table()
-                + " already exists on "
-                + config.uri()
-                + ", and save mode 'errorifexists' (the default) does not write to an existing"
-                + " table. Use mode 'append' to add rows, 'overwrite' to replace them, or"
-                + " 'ignore' to leave the table as it is.");
+            FlightErrors.message(
+                "Table "
+                    + config.table()
+                    + " already exists on "
+                    + config.uri()
+                    + ", and save mode 'errorifexists' (the default) does not write to an existing"
+                    + " table. Use mode 'append' to add rows, 'overwrite' to replace them, or"
+                    + " 'ignore' to leave the table as it is."));
       }
       if (found.isPresent() && mode == SaveMode.Ignore) {
         LOG.info("Table {} exists; save mode 'ignore' writes nothing", found.get().ref());

@@ -50,6 +50,15 @@ public final class FlightErrors {
   }
 
   /**
+   * The connector's error about what a server sent or holds rather than about one call (a result
+   * that does not match its schema, say): {@code [flightsql] <sentence>}, keeping {@code status}
+   * and {@code detail} for callers as {@link #failure} does.
+   */
+  public static FlightSqlConnectorException problem(String sentence, String status, String detail) {
+    return new FlightSqlConnectorException(message(sentence), status, detail, null);
+  }
+
+  /**
    * Wraps a failure of one RPC: {@code [flightsql] <rpc> failed for <uri>: <STATUS>: <message>},
    * with the innermost cause's message when it says more and a hint for the status. The status and
    * message are those of the first Flight or connector failure in {@code t}'s chain of causes, so

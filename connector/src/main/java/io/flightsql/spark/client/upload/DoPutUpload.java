@@ -9,24 +9,17 @@ import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.StreamWatch;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.PutResult;
-import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.SyncPutListener;
-import org.apache.arrow.flight.sql.FlightSqlUtils;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -82,34 +75,6 @@ public final class DoPutUpload implements AutoCloseable {
     }
   }
 
-  /** Table-definition choices of an ingest: what to do when the table is missing or present. */
-  public enum IngestMode {
-    /** Create the table when missing, append when present. */
-    CREATE_OR_APPEND(
-        TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE,
-        TableDefinitionOptions.TableExistsOption.TABLE_EXISTS_OPTION_APPEND),
-    /** Append to a table that must exist. */
-    APPEND(
-        TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL,
-        TableDefinitionOptions.TableExistsOption.TABLE_EXISTS_OPTION_APPEND),
-    /** Create a table that must not exist. */
-    CREATE(
-        TableDefinitionOptions.TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE,
-        TableDefinitionOptions.TableExistsOption.TABLE_EXISTS_OPTION_FAIL);
-
-    private final TableDefinitionOptions options;
-
-    IngestMode(
-        TableDefinitionOptions.TableNotExistOption ifNotExist,
-        TableDefinitionOptions.TableExistsOption ifExists) {
-      this.options =
-          TableDefinitionOptions.newBuilder()
-              .setIfNotExist(ifNotExist)
-              .setIfExists(ifExists)
-              .build();
-    }
-  }
-
   public static DoPutUpload ingest(
       FlightSqlClientWithOptions client,
       FlightUri server,
@@ -119,7 +84,7 @@ public final class DoPutUpload implements AutoCloseable {
       byte[] transactionId) {
     CommandStatementIngest.Builder command =
         CommandStatementIngest.newBuilder()
-            .setTableDefinitionOptions(mode.options)
+            .setTableDefinitionOptions(mode.options())
             .setTable(table.name());
     if (table.schema() != null) {
       command.setSchema(table.schema());
@@ -145,23 +110,7 @@ public final class DoPutUpload implements AutoCloseable {
     if (transactionId != null) {
       request.setTransactionId(ByteString.copyFrom(transactionId));
     }
-    ByteString handle;
-    try {
-      List<Result> answer =
-          client.doAction(
-              new Action(
-                  FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_STATEMENT.getType(),
-                  Any.pack(request.build()).toByteArray()));
-      if (answer.isEmpty()) {
-        throw new IllegalStateException("the server answered CreatePreparedStatement with nothing");
-      }
-      handle =
-          FlightSqlUtils.unpackAndParseOrThrow(
-                  answer.get(0).getBody(), ActionCreatePreparedStatementResult.class)
-              .getPreparedStatementHandle();
-    } catch (RuntimeException e) {
-      throw FlightErrors.rpcFailed("CreatePreparedStatement", server, e);
-    }
+    ByteString handle = PreparedStatements.create(client, server, request.build());
     FlightDescriptor descriptor =
         FlightDescriptor.command(
             Any.pack(
@@ -373,22 +322,8 @@ public final class DoPutUpload implements AutoCloseable {
   }
 
   private void closePrepared(Throwable primary) {
-    if (preparedHandle == null) {
-      return;
-    }
-    try {
-      client.doAction(
-          new Action(
-              FlightSqlUtils.FLIGHT_SQL_CLOSE_PREPARED_STATEMENT.getType(),
-              Any.pack(
-                      ActionClosePreparedStatementRequest.newBuilder()
-                          .setPreparedStatementHandle(preparedHandle)
-                          .build())
-                  .toByteArray()));
-    } catch (RuntimeException e) {
-      if (primary != null) {
-        primary.addSuppressed(e);
-      }
+    if (preparedHandle != null) {
+      PreparedStatements.close(client, preparedHandle, primary);
     }
   }
 
