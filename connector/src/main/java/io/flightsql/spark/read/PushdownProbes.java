@@ -8,6 +8,7 @@ import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.types.ComparableColumns;
+import java.lang.ref.Cleaner;
 import java.util.Collections;
 import java.util.Optional;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -25,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * itself (credentials refused, permission denied, the server out of reach, the call cancelled or
  * out of time) says nothing about the SQL; it is raised as it is, with the server's words, rather
  * than hidden behind "nothing pushed", since the read itself would meet it next.
+ *
+ * <p>Spark may drop a builder without building it (another rule of the optimizer failing after this
+ * builder's pushdown, say); the session of a dropped builder is then closed once the garbage
+ * collector finds it unreachable, so that its channel and allocator are not held for the JVM's
+ * life.
  */
 final class PushdownProbes implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PushdownProbes.class);
@@ -33,12 +39,46 @@ final class PushdownProbes implements AutoCloseable {
   static final String NULL_COMPARISON_PROBE =
       "SELECT 1 AS c FROM (SELECT CAST(NULL AS DOUBLE) AS x) t WHERE x < 1";
 
+  /** Closes the sessions of dropped builders; one daemon thread for the JVM. */
+  private static final Cleaner DROPPED = Cleaner.create();
+
   private final FlightSqlReadConfig config;
-  private FlightSqlSession session;
+  private final OpenSession open = new OpenSession();
+  private final Cleaner.Cleanable cleanable;
   private boolean closed;
 
   PushdownProbes(FlightSqlReadConfig config) {
     this.config = config;
+    this.cleanable = DROPPED.register(this, open);
+  }
+
+  /**
+   * The session, apart from the probes that use it, so that closing it after they are dropped does
+   * not keep them reachable. Run at most once by the cleaner: by {@link #close()}, or once the
+   * probes are unreachable.
+   */
+  private static final class OpenSession implements Runnable {
+    private volatile FlightSqlSession session;
+    private volatile boolean closedByOwner;
+
+    @Override
+    public void run() {
+      FlightSqlSession held = session;
+      session = null;
+      if (held == null) {
+        return;
+      }
+      if (closedByOwner) {
+        held.close();
+        return;
+      }
+      try {
+        held.close();
+        LOG.debug("Closed the pushdown session of a scan that Spark dropped before building it");
+      } catch (RuntimeException e) {
+        LOG.warn("Could not close the pushdown session of a dropped scan: {}", e.toString());
+      }
+    }
   }
 
   /** The session, opened at the first need. */
@@ -46,10 +86,10 @@ final class PushdownProbes implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("The pushdown of " + config.displayName() + " is over");
     }
-    if (session == null) {
-      session = FlightSqlSession.open(config.connection(), "pushdown");
+    if (open.session == null) {
+      open.session = FlightSqlSession.open(config.connection(), "pushdown");
     }
-    return session;
+    return open.session;
   }
 
   /**
@@ -206,10 +246,7 @@ final class PushdownProbes implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    FlightSqlSession open = session;
-    session = null;
-    if (open != null) {
-      open.close();
-    }
+    open.closedByOwner = true;
+    cleanable.clean();
   }
 }
