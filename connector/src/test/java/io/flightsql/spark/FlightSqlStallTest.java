@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.CallRecorder;
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,12 +20,12 @@ import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Streams that stall, streams that are slow, and reads Spark stops half-way, against the embedded
@@ -32,58 +33,51 @@ import org.junit.jupiter.api.Test;
  * streamIdleTimeout} naming the option, a slow but steady stream is never cut, and a task killed
  * mid-read cancels its DoGet, which the server sees within a second. No Arrow memory is left.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlStallTest {
   private static final long ROWS = 3000;
-  private static SparkSession spark;
-
-  /** Sends a batch of 500 rows every 700 ms: 3 batches per endpoint, 2.1 s per stream. */
-  private static DuckDbFlightSqlServer steady;
-
-  /** Sends a batch of 100 rows every 300 ms, one endpoint, for reads Spark stops early. */
-  private static DuckDbFlightSqlServer slow;
-
   private static final CallRecorder SLOW_CALLS = new CallRecorder();
 
   /** When the slow server saw each DoGet cancelled, in System.nanoTime(). */
   private static final List<Long> CANCELLED = new CopyOnWriteArrayList<>();
 
+  /** Sends a batch of 500 rows every 700 ms: 3 batches per endpoint, 2.1 s per stream. */
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension steady =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .lineitemRows(0)
+                  .endpoints(2)
+                  .batchRows(500)
+                  .batchDelay(Duration.ofMillis(700)));
+
+  /** Sends a batch of 100 rows every 300 ms, one endpoint, for reads Spark stops early. */
+  @RegisterExtension
+  @Order(2)
+  static final EmbeddedServerExtension slow =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .lineitemRows(0)
+                  .endpoints(1)
+                  .batchRows(100)
+                  .batchDelay(Duration.ofMillis(300))
+                  .doGetCancellationObserver(() -> CANCELLED.add(System.nanoTime()))
+                  .middleware(CallRecorder.KEY, SLOW_CALLS));
+
+  @RegisterExtension
+  @Order(3)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   @BeforeAll
-  static void start() throws Exception {
-    steady =
-        DuckDbFlightSqlServer.builder()
-            .lineitemRows(0)
-            .endpoints(2)
-            .batchRows(500)
-            .batchDelay(Duration.ofMillis(700))
-            .start();
-    steady.execute("CREATE TABLE t AS SELECT i AS id FROM range(" + ROWS + ") r(i)");
-    slow =
-        DuckDbFlightSqlServer.builder()
-            .lineitemRows(0)
-            .endpoints(1)
-            .batchRows(100)
-            .batchDelay(Duration.ofMillis(300))
-            .doGetCancellationObserver(() -> CANCELLED.add(System.nanoTime()))
-            .middleware(CallRecorder.KEY, SLOW_CALLS)
-            .start();
-    slow.execute("CREATE TABLE t AS SELECT i AS id FROM range(100000) r(i)");
-    spark = SparkTestSupport.newSession("FlightSqlStallTest");
+  static void tablesAndWarmUp() {
+    steady.server().execute("CREATE TABLE t AS SELECT i AS id FROM range(" + ROWS + ") r(i)");
+    slow.server().execute("CREATE TABLE t AS SELECT i AS id FROM range(100000) r(i)");
     // A first job loads and compiles much of Spark, which on a busy machine takes seconds: the
     // measures below are of a warm executor, as a long-running application has.
     read(slow).load().limit(1).collectAsList();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (steady != null) {
-      steady.close();
-    }
-    if (slow != null) {
-      slow.close();
-    }
   }
 
   @BeforeEach
@@ -92,13 +86,9 @@ class FlightSqlStallTest {
     SLOW_CALLS.clear();
   }
 
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
-
-  private static DataFrameReader read(DuckDbFlightSqlServer server) {
+  private static DataFrameReader read(EmbeddedServerExtension server) {
     return spark
+        .session()
         .read()
         .format("flightsql")
         .option("uri", server.uri())
@@ -147,11 +137,11 @@ class FlightSqlStallTest {
       Future<?> job =
           runner.submit(
               () -> {
-                spark.sparkContext().setJobGroup("stall-test", "to be cancelled", true);
+                spark.session().sparkContext().setJobGroup("stall-test", "to be cancelled", true);
                 try {
                   read(slow).load().foreach((ForeachFunction<Row>) row -> {});
                 } finally {
-                  spark.sparkContext().clearJobGroup();
+                  spark.session().sparkContext().clearJobGroup();
                 }
               });
       awaitDoGetStarted();
@@ -159,7 +149,7 @@ class FlightSqlStallTest {
       CANCELLED.clear();
       long cancelled = System.nanoTime();
       System.out.println("Cancelling job group at " + java.time.Instant.now());
-      spark.sparkContext().cancelJobGroup("stall-test");
+      spark.session().sparkContext().cancelJobGroup("stall-test");
       assertThatThrownBy(() -> job.get(30, TimeUnit.SECONDS)).hasMessageContaining("cancel");
       assertServerSawCancellationWithinASecondOf(cancelled, "a cancelled job");
     } finally {
@@ -179,6 +169,7 @@ class FlightSqlStallTest {
   void anotherTaskFailingCancelsTheDoGet() throws Exception {
     Dataset<Row> failing =
         spark
+            .session()
             .range(0, 1, 1, 1)
             .map(
                 (MapFunction<Long, Long>)
