@@ -10,15 +10,14 @@ import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.time.Duration;
 import java.util.List;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The default bounds of waits against the embedded DuckDB server: a query the server plans for
@@ -26,27 +25,12 @@ import org.junit.jupiter.api.Test;
  * keepalive's, and each poll of a polling server is answered at once), while a metadata answer
  * whose rows stop coming fails naming the option.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class BoundedWaitsTest {
   private static final int ROWS = 1000;
   private static final long SUM = (long) ROWS * (ROWS - 1) / 2;
-  private static SparkSession spark;
 
-  @BeforeAll
-  static void startSpark() {
-    spark = SparkTestSupport.newSession("BoundedWaitsTest");
-  }
-
-  @AfterAll
-  static void stopSpark() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   private static DuckDbFlightSqlServer start(DuckDbFlightSqlServerBuilder builder)
       throws Exception {
@@ -58,6 +42,7 @@ class BoundedWaitsTest {
   private static long sumOfIds(DuckDbFlightSqlServer server) {
     List<Row> rows =
         spark
+            .session()
             .read()
             .format("flightsql")
             .option("uri", server.uri())

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.RecordBatchCodecs;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -23,11 +25,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,49 +39,50 @@ import org.junit.jupiter.params.provider.ValueSource;
  * compression}, whose rows reach DuckDB exactly, in fewer bytes than without it. No Arrow memory is
  * left after any of them.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class CompressionTest {
   private static final long LINEITEM_ROWS = 5_000;
   private static final int UPLOAD_ROWS = 20_000;
 
-  /** Every server holds the same data; they differ in how they send query streams. */
-  private static final Map<String, DuckDbFlightSqlServer> SERVERS = new LinkedHashMap<>();
+  // Every server holds the same data; they differ in how they send query streams.
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension plain = compressing("none");
 
-  private static SparkSession spark;
+  @RegisterExtension
+  @Order(2)
+  static final EmbeddedServerExtension zstd = compressing("zstd");
 
-  @BeforeAll
-  static void start() throws Exception {
-    for (String codec : List.of("none", "zstd", "lz4")) {
-      SERVERS.put(
-          codec,
-          DuckDbFlightSqlServer.builder()
-              .lineitemRows(LINEITEM_ROWS)
-              .batchRows(1_000)
-              .compression(codec)
-              .start());
-    }
-    spark = SparkTestSupport.newSession("CompressionTest");
+  @RegisterExtension
+  @Order(3)
+  static final EmbeddedServerExtension lz4 = compressing("lz4");
+
+  @RegisterExtension
+  @Order(4)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
+
+  private static EmbeddedServerExtension compressing(String codec) {
+    return EmbeddedServerExtension.duckDb(
+        server -> server.lineitemRows(LINEITEM_ROWS).batchRows(1_000).compression(codec));
   }
 
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    SERVERS.values().forEach(DuckDbFlightSqlServer::close);
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
+  /** The server that sends query streams compressed with {@code codec}, or not for "none". */
+  private static DuckDbFlightSqlServer server(String codec) {
+    return switch (codec) {
+      case "none" -> plain.server();
+      case "zstd" -> zstd.server();
+      case "lz4" -> lz4.server();
+      default -> throw new IllegalArgumentException("No server compresses with " + codec);
+    };
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({"zstd, ZSTD", "lz4, LZ4_FRAME"})
   void readsCompressedStreamsAsTheSameRowsAsUncompressedOnes(String codec, String sent)
       throws Exception {
-    DuckDbFlightSqlServer compressing = SERVERS.get(codec);
+    DuckDbFlightSqlServer compressing = server(codec);
     for (String table : List.of("lineitem", "types_demo")) {
-      List<String> expected = rows(read(SERVERS.get("none"), table));
+      List<String> expected = rows(read(server("none"), table));
       assertThat(expected).as(table).hasSize((int) count(compressing, table));
       assertThat(rows(read(compressing, table))).as(table).isEqualTo(expected);
     }
@@ -94,7 +96,7 @@ class CompressionTest {
   @ParameterizedTest(name = "writeMethod={0}")
   @ValueSource(strings = {"ingest", "prepared"})
   void uploadsRoundTripExactlyInFewerBytes(String method) throws Exception {
-    DuckDbFlightSqlServer server = SERVERS.get("none");
+    DuckDbFlightSqlServer server = server("none");
     Dataset<Row> data = uploadRows();
     List<String> expected = rows(data);
     Map<String, Long> bytes = new LinkedHashMap<>();
@@ -122,7 +124,7 @@ class CompressionTest {
                 uploadRows()
                     .write()
                     .format("flightsql")
-                    .option("uri", SERVERS.get("none").uri())
+                    .option("uri", server("none").uri())
                     .option("dbtable", "never_written")
                     .option("compression", "gzip")
                     .save())
@@ -133,24 +135,27 @@ class CompressionTest {
 
   /** Rows of every family the write path sends, with NULLs; compressible, as real data is. */
   private static Dataset<Row> uploadRows() {
-    return spark.sql(
-        "SELECT id,"
-            + " IF(id % 7 = 0, NULL, CAST(id % 1000 AS INT)) AS small,"
-            + " CAST(id AS DOUBLE) / 8 AS ratio,"
-            + " IF(id % 11 = 0, NULL, concat('name ', CAST(id % 500 AS STRING), ' é✓')) AS name,"
-            + " CAST(id * 1.25 AS DECIMAL(14, 2)) AS amount,"
-            + " date_add(DATE'2020-01-01', CAST(id % 3650 AS INT)) AS day,"
-            + " timestamp_seconds(1600000000 + id * 61) AS seen,"
-            + " id % 3 = 0 AS flag,"
-            + " IF(id % 5 = 0, NULL, array(CAST(id % 10 AS INT), NULL)) AS list,"
-            + " CAST(concat('b', CAST(id % 97 AS STRING)) AS BINARY) AS bytes"
-            + " FROM range(0, "
-            + UPLOAD_ROWS
-            + ", 1, 2)");
+    return spark
+        .session()
+        .sql(
+            "SELECT id,"
+                + " IF(id % 7 = 0, NULL, CAST(id % 1000 AS INT)) AS small,"
+                + " CAST(id AS DOUBLE) / 8 AS ratio,"
+                + " IF(id % 11 = 0, NULL, concat('name ', CAST(id % 500 AS STRING), ' é✓')) AS name,"
+                + " CAST(id * 1.25 AS DECIMAL(14, 2)) AS amount,"
+                + " date_add(DATE'2020-01-01', CAST(id % 3650 AS INT)) AS day,"
+                + " timestamp_seconds(1600000000 + id * 61) AS seen,"
+                + " id % 3 = 0 AS flag,"
+                + " IF(id % 5 = 0, NULL, array(CAST(id % 10 AS INT), NULL)) AS list,"
+                + " CAST(concat('b', CAST(id % 97 AS STRING)) AS BINARY) AS bytes"
+                + " FROM range(0, "
+                + UPLOAD_ROWS
+                + ", 1, 2)");
   }
 
   private static Dataset<Row> read(DuckDbFlightSqlServer server, String table) {
     return spark
+        .session()
         .read()
         .format("flightsql")
         .option("uri", server.uri())

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.FailingJob;
 import io.flightsql.spark.testing.LogCapture;
 import io.flightsql.spark.testing.PlainFlightSql;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import io.flightsql.spark.testing.TaskEnds;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,10 +24,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,49 +39,41 @@ import org.junit.jupiter.params.provider.ValueSource;
  * server and no staging table is left; the failure reaches the caller within a bound. Spark runs
  * {@code local[2]}, which does not retry a failed task.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FailedWriteTest {
   private static final Duration BOUND = Duration.ofMinutes(2);
   private static final int PARTITIONS = 4;
   private static final long ROWS_PER_PARTITION = 5_000;
 
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
-  private static DuckDbFlightSqlServer withoutTransactions;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).lineitemRows(0));
+
+  @RegisterExtension
+  @Order(2)
+  static final EmbeddedServerExtension noTransactions =
+      EmbeddedServerExtension.duckDb(
+          server -> server.port(0).lineitemRows(0).without("Transactions"));
+
+  @RegisterExtension
+  @Order(3)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   private static int tables;
 
   @BeforeAll
-  static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).start();
-    withoutTransactions =
-        DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).without("Transactions").start();
-    spark = SparkTestSupport.newSession("FailedWriteTest");
-    spark
+  static void failingFunctionAndCatalog() {
+    SparkSession session = spark.session();
+    session
         .udf()
         .register(
             "fail_in_last_task",
             new FailInLastTask(PARTITIONS, ROWS_PER_PARTITION, ROWS_PER_PARTITION / 2),
             DataTypes.LongType);
-    spark.conf().set("spark.sql.catalog.flight", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.flight.uri", server.uri());
-    spark.conf().set("spark.sql.catalog.flight.batchSize", "500");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-    if (withoutTransactions != null) {
-      withoutTransactions.close();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
+    session.conf().set("spark.sql.catalog.flight", "io.flightsql.spark.FlightSqlCatalog");
+    session.conf().set("spark.sql.catalog.flight.uri", duckDb.uri());
+    session.conf().set("spark.sql.catalog.flight.batchSize", "500");
   }
 
   /** Throws in the last partition once half its rows went by, so batches of it were sent. */
@@ -107,6 +102,7 @@ class FailedWriteTest {
    */
   private static Dataset<Row> failingInLastTask() {
     return spark
+        .session()
         .range(0, PARTITIONS * ROWS_PER_PARTITION, 1, PARTITIONS)
         .selectExpr("fail_in_last_task(id) AS id", "'new' AS note");
   }
@@ -130,7 +126,7 @@ class FailedWriteTest {
 
   /** Runs the write, which must fail with the injected failure, then waits for every task. */
   private static void failsInItsLastTask(Runnable write) throws Exception {
-    try (TaskEnds tasks = TaskEnds.listen(spark)) {
+    try (TaskEnds tasks = TaskEnds.listen(spark.session())) {
       Throwable failure = FailingJob.failureOf(write, BOUND);
       assertThat(failure).hasStackTraceContaining("injected failure in the last task");
       tasks.awaitAllEnded(BOUND);
@@ -176,52 +172,54 @@ class FailedWriteTest {
   @ParameterizedTest(name = "truncate={0}")
   @ValueSource(booleans = {false, true})
   void anOverwriteThatFailsInItsLastTaskLeavesTheTableAsItWas(boolean truncate) throws Exception {
-    String table = tableOf500(server);
+    String table = tableOf500(duckDb.server());
     failsInItsLastTask(
         () ->
-            writer(server, failingInLastTask(), table)
+            writer(duckDb.server(), failingInLastTask(), table)
                 .mode("overwrite")
                 .option("truncate", String.valueOf(truncate))
                 .save());
-    assertAsItWas(server, table);
+    assertAsItWas(duckDb.server(), table);
   }
 
   @ParameterizedTest(name = "writeMethod={0}")
   @ValueSource(strings = {"ingest", "prepared"})
   void anAppendThatFailsInItsLastTaskAddsNothing(String method) throws Exception {
-    String table = tableOf500(server);
+    String table = tableOf500(duckDb.server());
     failsInItsLastTask(
         () ->
-            writer(server, failingInLastTask().selectExpr("id"), table)
+            writer(duckDb.server(), failingInLastTask().selectExpr("id"), table)
                 .option("writeMethod", method)
                 .mode("append")
                 .save());
-    assertAsItWas(server, table);
+    assertAsItWas(duckDb.server(), table);
   }
 
   @Test
   void aCatalogInsertOverwriteThatFailsInItsLastTaskLeavesTheTableAsItWas() throws Exception {
-    String table = tableOf500(server);
+    String table = tableOf500(duckDb.server());
     failingInLastTask().createOrReplaceTempView("failing_rows");
     failsInItsLastTask(
         () ->
-            spark.sql(
-                "INSERT OVERWRITE flight.memory.main."
-                    + table
-                    + " SELECT CAST(id AS INT), note FROM failing_rows"));
-    assertAsItWas(server, table);
+            spark
+                .session()
+                .sql(
+                    "INSERT OVERWRITE flight.memory.main."
+                        + table
+                        + " SELECT CAST(id AS INT), note FROM failing_rows"));
+    assertAsItWas(duckDb.server(), table);
   }
 
   @Test
   void aNewTableWhoseJobFailsIsNeverCreated() throws Exception {
-    failsInItsLastTask(() -> writer(server, failingInLastTask(), "never_made").save());
+    failsInItsLastTask(() -> writer(duckDb.server(), failingInLastTask(), "never_made").save());
     assertThat(
             PlainFlightSql.rows(
-                server.uri(),
+                duckDb.uri(),
                 "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'never_made'",
                 60))
         .containsExactly("0");
-    assertNothingLeft(server, "never_made");
+    assertNothingLeft(duckDb.server(), "never_made");
   }
 
   /**
@@ -230,21 +228,21 @@ class FailedWriteTest {
    */
   @Test
   void withAtomicFalseAFailedOverwriteKeepsTheRowsOfTheTasksThatFinished() throws Exception {
-    String table = tableOf500(server);
+    String table = tableOf500(duckDb.server());
     failsInItsLastTask(
         () ->
-            writer(server, failingInLastTask(), table)
+            writer(duckDb.server(), failingInLastTask(), table)
                 .option("atomic", "false")
                 .mode("overwrite")
                 .save());
     List<String> counts =
         PlainFlightSql.rows(
-            server.uri(), "SELECT count(*), count(*) FILTER (note = 'old') FROM " + table, 60);
+            duckDb.uri(), "SELECT count(*), count(*) FILTER (note = 'old') FROM " + table, 60);
     assertThat(counts.get(0)).endsWith("|0");
     long rows = Long.parseLong(counts.get(0).split("\\|")[0]);
     assertThat(rows % ROWS_PER_PARTITION).isZero();
     assertThat(rows).isBetween(ROWS_PER_PARTITION, (PARTITIONS - 1) * ROWS_PER_PARTITION);
-    assertThat(server.openTransactions()).isZero();
+    assertThat(duckDb.server().openTransactions()).isZero();
   }
 
   /** Partition 0 holds its transaction open until Spark kills it; partition 1 then fails. */
@@ -282,43 +280,44 @@ class FailedWriteTest {
   @ValueSource(strings = {"ingest", "prepared"})
   void aTaskKilledInItsTransactionRollsItBack(String method) throws Exception {
     HoldThenFail.batchesSent = new CountDownLatch(1);
-    spark.udf().register("hold_then_fail", new HoldThenFail(), DataTypes.LongType);
-    Dataset<Row> rows = spark.range(0, 20_000, 1, 2).selectExpr("hold_then_fail(id) AS id");
+    spark.session().udf().register("hold_then_fail", new HoldThenFail(), DataTypes.LongType);
+    Dataset<Row> rows =
+        spark.session().range(0, 20_000, 1, 2).selectExpr("hold_then_fail(id) AS id");
     failsInItsLastTask(
         () ->
-            writer(server, rows, "killed_" + method)
+            writer(duckDb.server(), rows, "killed_" + method)
                 .option("atomic", "false")
                 .option("writeMethod", method)
                 .save());
-    assertThat(server.openTransactions()).as("transactions open on the server").isZero();
-    assertThat(server.openPreparedStatements()).as("prepared statements open").isZero();
+    assertThat(duckDb.server().openTransactions()).as("transactions open on the server").isZero();
+    assertThat(duckDb.server().openPreparedStatements()).as("prepared statements open").isZero();
     // Partition 0 was rolled back; partition 1 never committed.
-    assertThat(PlainFlightSql.rows(server.uri(), "SELECT count(*) FROM killed_" + method, 60))
+    assertThat(PlainFlightSql.rows(duckDb.uri(), "SELECT count(*) FROM killed_" + method, 60))
         .containsExactly("0");
   }
 
   @ParameterizedTest(name = "truncate={0}")
   @ValueSource(booleans = {false, true})
   void withoutTransactionsAFailedOverwriteLeavesTheTableAsItWas(boolean truncate) throws Exception {
-    String table = tableOf500(withoutTransactions);
+    String table = tableOf500(noTransactions.server());
     failsInItsLastTask(
         () ->
-            writer(withoutTransactions, failingInLastTask(), table)
+            writer(noTransactions.server(), failingInLastTask(), table)
                 .mode("overwrite")
                 .option("truncate", String.valueOf(truncate))
                 .save());
-    assertAsItWas(withoutTransactions, table);
+    assertAsItWas(noTransactions.server(), table);
   }
 
   @Test
   void withoutTransactionsAFailedAppendAddsNothing() throws Exception {
-    String table = tableOf500(withoutTransactions);
+    String table = tableOf500(noTransactions.server());
     failsInItsLastTask(
         () ->
-            writer(withoutTransactions, failingInLastTask().selectExpr("id"), table)
+            writer(noTransactions.server(), failingInLastTask().selectExpr("id"), table)
                 .mode("append")
                 .save());
-    assertAsItWas(withoutTransactions, table);
+    assertAsItWas(noTransactions.server(), table);
   }
 
   /**
@@ -337,7 +336,7 @@ class FailedWriteTest {
   private static void swapsAndSaysSo(DuckDbFlightSqlServer withoutTransactions) throws Exception {
     String table = tableOf500(withoutTransactions);
     Dataset<Row> rows =
-        spark.range(0, 3_000, 1, 3).selectExpr("id", "CAST(id * 2 AS STRING) AS label");
+        spark.session().range(0, 3_000, 1, 3).selectExpr("id", "CAST(id * 2 AS STRING) AS label");
     String log;
     try (LogCapture capture = LogCapture.start()) {
       writer(withoutTransactions, rows, table).mode("overwrite").save();
@@ -374,18 +373,18 @@ class FailedWriteTest {
 
   @Test
   void atomicTrueRefusesAServerWithoutTransactionsBeforeAnyTask() {
-    String table = tableOf500(withoutTransactions);
+    String table = tableOf500(noTransactions.server());
     assertThatThrownBy(
             () ->
-                writer(withoutTransactions, failingInLastTask(), table)
+                writer(noTransactions.server(), failingInLastTask(), table)
                     .option("atomic", "true")
                     .mode("append")
                     .save())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
             "Option 'atomic' is 'true', which needs a server with transactions, and "
-                + withoutTransactions.uri()
+                + noTransactions.uri()
                 + " reports none");
-    assertAsItWas(withoutTransactions, table);
+    assertAsItWas(noTransactions.server(), table);
   }
 }

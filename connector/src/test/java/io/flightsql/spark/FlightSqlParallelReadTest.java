@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.RowValues;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import io.flightsql.spark.testing.SqlUiMetrics;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -14,12 +16,12 @@ import java.util.Map;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -28,57 +30,50 @@ import org.junit.jupiter.params.provider.CsvSource;
  * DuckDB server with one endpoint per query, as third-party servers have: the union of the
  * partitions is the unpartitioned result, value for value.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlParallelReadTest {
   private static final int ROWS = 1000;
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
+
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(
+          server -> server.port(0).endpoints(1).lineitemRows(1000).batchRows(128));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @BeforeAll
-  static void start() throws Exception {
-    server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .endpoints(1)
-            .lineitemRows(1000)
-            .batchRows(128)
-            .start();
+  static void parts() {
     // Every partition column has NULLs, values below the bounds used below and above them; c_skew
     // has nine tenths of its values on one number.
-    server.execute(
-        "CREATE TABLE parts AS SELECT"
-            + " i AS id,"
-            + " CASE WHEN i % 17 = 0 THEN NULL ELSE CAST(i - 100 AS INTEGER) END AS c_int,"
-            + " CASE WHEN i % 13 = 0 THEN NULL WHEN i < 900 THEN 5 ELSE i * 1000000000 END AS c_skew,"
-            + " CASE WHEN i % 19 = 0 THEN NULL ELSE CAST((i - 100) * 1.25 AS DECIMAL(18, 2)) END AS c_dec,"
-            + " CASE WHEN i % 23 = 0 THEN NULL ELSE DATE '2024-01-01' + CAST(i - 50 AS INTEGER) END AS c_date,"
-            + " CASE WHEN i % 29 = 0 THEN NULL ELSE TIMESTAMP '2024-01-01 00:00:00'"
-            + "   + (i - 50) * INTERVAL 1 HOUR + i * INTERVAL 1 MICROSECOND END AS c_ts,"
-            + " CASE WHEN i % 31 = 0 THEN NULL ELSE CAST(TIMESTAMP '2024-01-01 00:00:00'"
-            + "   + (i - 50) * INTERVAL 1 HOUR AS TIMESTAMPTZ) END AS c_tstz,"
-            + " 'row ' || i AS c_str"
-            + " FROM range("
-            + ROWS
-            + ") t(i)");
-    spark = SparkTestSupport.newSession("FlightSqlParallelReadTest");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
+    duckDb
+        .server()
+        .execute(
+            "CREATE TABLE parts AS SELECT"
+                + " i AS id,"
+                + " CASE WHEN i % 17 = 0 THEN NULL ELSE CAST(i - 100 AS INTEGER) END AS c_int,"
+                + " CASE WHEN i % 13 = 0 THEN NULL WHEN i < 900 THEN 5 ELSE i * 1000000000 END AS c_skew,"
+                + " CASE WHEN i % 19 = 0 THEN NULL ELSE CAST((i - 100) * 1.25 AS DECIMAL(18, 2)) END AS c_dec,"
+                + " CASE WHEN i % 23 = 0 THEN NULL ELSE DATE '2024-01-01' + CAST(i - 50 AS INTEGER) END AS c_date,"
+                + " CASE WHEN i % 29 = 0 THEN NULL ELSE TIMESTAMP '2024-01-01 00:00:00'"
+                + "   + (i - 50) * INTERVAL 1 HOUR + i * INTERVAL 1 MICROSECOND END AS c_ts,"
+                + " CASE WHEN i % 31 = 0 THEN NULL ELSE CAST(TIMESTAMP '2024-01-01 00:00:00'"
+                + "   + (i - 50) * INTERVAL 1 HOUR AS TIMESTAMPTZ) END AS c_tstz,"
+                + " 'row ' || i AS c_str"
+                + " FROM range("
+                + ROWS
+                + ") t(i)");
   }
 
   private static DataFrameReader reader(DuckDbFlightSqlServer source) {
-    return spark.read().format("flightsql").option("uri", source.uri()).option("dbtable", "parts");
+    return spark
+        .session()
+        .read()
+        .format("flightsql")
+        .option("uri", source.uri())
+        .option("dbtable", "parts");
   }
 
   private static Dataset<Row> partitioned(
@@ -96,7 +91,7 @@ class FlightSqlParallelReadTest {
   }
 
   private static List<List<Object>> duckDb(String sql) throws Exception {
-    try (Connection connection = server.newConnection()) {
+    try (Connection connection = duckDb.server().newConnection()) {
       return RowValues.fromJdbc(connection, sql);
     }
   }
@@ -119,9 +114,9 @@ class FlightSqlParallelReadTest {
   void theUnionOfThePartitionsIsTheWholeResult(
       String column, String lower, String upper, int asked, int expectedPartitions)
       throws Exception {
-    Dataset<Row> rows = partitioned(server, column, lower, upper, asked);
+    Dataset<Row> rows = partitioned(duckDb.server(), column, lower, upper, asked);
     assertThat(rows.rdd().getNumPartitions()).isEqualTo(expectedPartitions);
-    List<List<Object>> whole = sorted(reader(server).load());
+    List<List<Object>> whole = sorted(reader(duckDb.server()).load());
     assertThat(whole).hasSize(ROWS);
     assertThat(sorted(rows)).isEqualTo(whole);
     assertThat(whole).isEqualTo(duckDb("SELECT * FROM parts ORDER BY id"));
@@ -130,7 +125,7 @@ class FlightSqlParallelReadTest {
   @Test
   void nullsAndValuesBelowTheBoundsAreInTheFirstPartitionAndValuesAboveInTheLast() {
     Dataset<Row> rows =
-        partitioned(server, "c_int", "0", "500", 4)
+        partitioned(duckDb.server(), "c_int", "0", "500", 4)
             .withColumn("part", functions.spark_partition_id());
     Row extremes =
         rows.selectExpr(
@@ -163,7 +158,7 @@ class FlightSqlParallelReadTest {
   void eachRowIsInThePartitionOfItsStride(
       String column, String lower, String upper, String first, String second) {
     Row check =
-        partitioned(server, column, lower, upper, 3)
+        partitioned(duckDb.server(), column, lower, upper, 3)
             .withColumn("part", functions.spark_partition_id())
             .selectExpr(
                 "count_if(part <> CASE WHEN "
@@ -191,9 +186,10 @@ class FlightSqlParallelReadTest {
     for (String column : new String[] {"value", "VALUE", "\"Value\""}) {
       Dataset<Row> rows =
           spark
+              .session()
               .read()
               .format("flightsql")
-              .option("uri", server.uri())
+              .option("uri", duckDb.uri())
               .option("query", query)
               .option("partitionColumn", column)
               .option("lowerBound", "100")
@@ -208,7 +204,7 @@ class FlightSqlParallelReadTest {
   @Test
   void disjointPredicatesReadEveryRowOnce() throws Exception {
     Dataset<Row> rows =
-        reader(server)
+        reader(duckDb.server())
             .option("predicates", "[\"c_int < 100\", \"c_int >= 100\", \"c_int IS NULL\"]")
             .load();
     assertThat(rows.rdd().getNumPartitions()).isEqualTo(3);
@@ -218,7 +214,7 @@ class FlightSqlParallelReadTest {
   @Test
   void overlappingPredicatesReadTheSharedRowsTwiceAsJdbcDoes() throws Exception {
     Dataset<Row> rows =
-        reader(server)
+        reader(duckDb.server())
             .option("predicates", "[\"c_int < 100\", \"c_int < 200 OR c_str = 'row 999'\"]")
             .load();
     assertThat(rows.rdd().getNumPartitions()).isEqualTo(2);
@@ -253,19 +249,20 @@ class FlightSqlParallelReadTest {
 
   @Test
   void partitioningErrorsNameTheOption() {
-    assertThatThrownBy(() -> partitioned(server, "nope", "0", "10", 2).collectAsList())
+    assertThatThrownBy(() -> partitioned(duckDb.server(), "nope", "0", "10", 2).collectAsList())
         .hasMessageContaining("Invalid value 'nope' for option 'partitionColumn'")
         .hasMessageContaining("the query's result has no such column; its columns are id, c_int");
-    assertThatThrownBy(() -> partitioned(server, "c_str", "0", "10", 2).collectAsList())
+    assertThatThrownBy(() -> partitioned(duckDb.server(), "c_str", "0", "10", 2).collectAsList())
         .hasMessageContaining(
             "column 'c_str' is string; a partition column must be numeric, date or timestamp");
     assertThatThrownBy(
-            () -> partitioned(server, "c_date", "2024-01-01", "20240201", 2).collectAsList())
+            () ->
+                partitioned(duckDb.server(), "c_date", "2024-01-01", "20240201", 2).collectAsList())
         .hasMessageContaining("Invalid value '20240201' for option 'upperBound'")
         .hasMessageContaining("the partition column is a date: expected yyyy-MM-dd");
-    assertThatThrownBy(() -> partitioned(server, "c_int", "10", "0", 2).collectAsList())
+    assertThatThrownBy(() -> partitioned(duckDb.server(), "c_int", "10", "0", 2).collectAsList())
         .hasMessageContaining("Option 'lowerBound' (10) is larger than option 'upperBound' (0)");
-    assertThatThrownBy(() -> reader(server).option("predicates", "c_int < 3").load())
+    assertThatThrownBy(() -> reader(duckDb.server()).option("predicates", "c_int < 3").load())
         .hasMessageContaining("Invalid value 'c_int < 3' for option 'predicates'");
   }
 
@@ -273,7 +270,7 @@ class FlightSqlParallelReadTest {
   void aConditionTheServerRefusesFailsTheTaskWithTheServersMessage() {
     assertThatThrownBy(
             () ->
-                reader(server)
+                reader(duckDb.server())
                     .option("predicates", "[\"c_int < 3\", \"no_such_column = 1\"]")
                     .load()
                     .collectAsList())
@@ -293,9 +290,9 @@ class FlightSqlParallelReadTest {
    */
   @Test
   void pushdownComposesWithClientPartitions() {
-    Dataset<Row> split = partitioned(server, "c_int", "0", "500", 4);
+    Dataset<Row> split = partitioned(duckDb.server(), "c_int", "0", "500", 4);
     Dataset<Row> plain =
-        reader(server)
+        reader(duckDb.server())
             .option("pushDownPredicate", "false")
             .option("pushDownAggregate", "false")
             .option("pushDownOffset", "false")
@@ -340,7 +337,10 @@ class FlightSqlParallelReadTest {
   @Test
   void explainShowsTheClientPartitioning() {
     String plan =
-        partitioned(server, "c_int", "0", "500", 4).queryExecution().executedPlan().toString();
+        partitioned(duckDb.server(), "c_int", "0", "500", 4)
+            .queryExecution()
+            .executedPlan()
+            .toString();
     assertThat(plan)
         .contains("partitionColumn=c_int, lowerBound=0, upperBound=500, numPartitions=4");
   }
@@ -348,9 +348,10 @@ class FlightSqlParallelReadTest {
   @Test
   void rowsAndBytesReceivedAreReportedAsSparkMetrics() throws Exception {
     spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("query", "SELECT id FROM parts")
         .option("partitionColumn", "id")
         .option("lowerBound", "0")
@@ -374,7 +375,7 @@ class FlightSqlParallelReadTest {
   /** The named metrics of the latest SQL execution that has them, from the SQL tab's store. */
   private static Map<String, Long> latestMetrics(String... names) throws Exception {
     Map<String, Long> out = new java.util.HashMap<>();
-    SqlUiMetrics.latest(spark, names)
+    SqlUiMetrics.latest(spark.session(), names)
         .forEach((name, shown) -> out.put(name, SqlUiMetrics.number(shown)));
     return out;
   }

@@ -3,20 +3,21 @@ package io.flightsql.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.RowValues;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.ExplainMode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,44 +25,31 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Each pushdown against the embedded DuckDB server: EXPLAIN shows it pushed (or not, with its
  * option off), and the rows are those Spark computes with every pushdown off, value for value.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlPushdownTest {
   private static final String[] SWITCHES = {
     "pushDownPredicate", "pushDownLimit", "pushDownOffset", "pushDownTopN", "pushDownAggregate"
   };
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
-  private static DuckDbFlightSqlServer twoEndpoints;
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).endpoints(1).lineitemRows(20_000).start();
-    twoEndpoints =
-        DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(20_000).start();
-    spark = SparkTestSupport.newSession("FlightSqlPushdownTest");
-  }
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).endpoints(1).lineitemRows(20_000));
 
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-    if (twoEndpoints != null) {
-      twoEndpoints.close();
-    }
-  }
+  @RegisterExtension
+  @Order(2)
+  static final EmbeddedServerExtension twoEndpoints =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).endpoints(2).lineitemRows(20_000));
 
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
+  @RegisterExtension
+  @Order(3)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   /** Registers {@code name} as a view of {@code dbtable} (or of a query), pushdown on or off. */
   private static void view(
       DuckDbFlightSqlServer source, String name, String key, String value, boolean pushdown) {
-    var reader = spark.read().format("flightsql").option("uri", source.uri()).option(key, value);
+    var reader =
+        spark.session().read().format("flightsql").option("uri", source.uri()).option(key, value);
     for (String option : SWITCHES) {
       reader = reader.option(option, Boolean.toString(pushdown));
     }
@@ -82,12 +70,12 @@ class FlightSqlPushdownTest {
    * plan after checking both give the same rows (in order when {@code ordered}).
    */
   private static String sameRows(String sql, String[] viewNames, boolean ordered) {
-    Dataset<Row> pushed = spark.sql(sql);
+    Dataset<Row> pushed = spark.session().sql(sql);
     String off = sql;
     for (String v : viewNames) {
       off = off.replaceAll("\\b" + v + "\\b", v + "_off");
     }
-    Dataset<Row> unpushed = spark.sql(off);
+    Dataset<Row> unpushed = spark.session().sql(off);
     List<List<Object>> a = RowValues.fromSpark(pushed.collectAsList());
     List<List<Object>> b = RowValues.fromSpark(unpushed.collectAsList());
     if (!ordered) {
@@ -110,7 +98,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void filtersArePushedAndTheirSwitchTurnsThemOff() {
-    views(server, "li", "dbtable", "lineitem");
+    views(duckDb.server(), "li", "dbtable", "lineitem");
     String plan =
         sameRows(
             "SELECT l_orderkey, l_linenumber, l_quantity FROM li"
@@ -133,23 +121,29 @@ class FlightSqlPushdownTest {
 
   @Test
   void columnsArePrunedAndNothingIsComposedWhenEveryColumnIsRead() {
-    view(server, "td", "query", "SELECT * FROM types_demo", true);
-    String pruned = plan(spark.sql("SELECT c_int, id FROM td"));
+    view(duckDb.server(), "td", "query", "SELECT * FROM types_demo", true);
+    String pruned = plan(spark.session().sql("SELECT c_int, id FROM td"));
     assertThat(pruned)
         .contains("ReadSchema: struct<id:int,c_int:int>")
         .contains(
             "SQL: SELECT \"id\", \"c_int\" FROM (SELECT * FROM types_demo\n) AS \"flightsql_source\"");
-    String all = plan(spark.sql("SELECT * FROM td"));
+    String all = plan(spark.session().sql("SELECT * FROM td"));
     assertThat(all).contains("SQL: SELECT * FROM types_demo]");
-    assertThat(spark.sql("SELECT count(*) FROM td WHERE c_int IS NULL").first().getLong(0))
+    assertThat(
+            spark.session().sql("SELECT count(*) FROM td WHERE c_int IS NULL").first().getLong(0))
         .isEqualTo(1L);
   }
 
   @Test
   void limitIsPushedAndItsSwitchTurnsItOff() {
-    view(server, "ord", "query", "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber", true);
     view(
-        server,
+        duckDb.server(),
+        "ord",
+        "query",
+        "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber",
+        true);
+    view(
+        duckDb.server(),
         "ord_off",
         "query",
         "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber",
@@ -161,9 +155,14 @@ class FlightSqlPushdownTest {
 
   @Test
   void offsetIsPushedWithItsLimit() {
-    view(server, "ord", "query", "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber", true);
     view(
-        server,
+        duckDb.server(),
+        "ord",
+        "query",
+        "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber",
+        true);
+    view(
+        duckDb.server(),
         "ord_off",
         "query",
         "SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber",
@@ -183,7 +182,7 @@ class FlightSqlPushdownTest {
   @ParameterizedTest(name = "{0} endpoint(s)")
   @ValueSource(ints = {1, 2})
   void topNIsPushedAndSparkOrdersTheRowsAgain(int endpoints) {
-    DuckDbFlightSqlServer source = endpoints == 1 ? server : twoEndpoints;
+    DuckDbFlightSqlServer source = endpoints == 1 ? duckDb.server() : twoEndpoints.server();
     views(source, "li", "dbtable", "lineitem");
     String plan =
         sameRows(
@@ -201,7 +200,7 @@ class FlightSqlPushdownTest {
   @ParameterizedTest(name = "{0} endpoint(s)")
   @ValueSource(ints = {1, 2})
   void tpchQ1ShapeIsAggregatedOnTheServer(int endpoints) {
-    DuckDbFlightSqlServer source = endpoints == 1 ? server : twoEndpoints;
+    DuckDbFlightSqlServer source = endpoints == 1 ? duckDb.server() : twoEndpoints.server();
     views(source, "li", "dbtable", "lineitem");
     String plan =
         sameRows(
@@ -226,7 +225,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void averagesOfIntegersAndDoublesAreComputedByTheServer() {
-    views(server, "td", "dbtable", "types_demo");
+    views(duckDb.server(), "td", "dbtable", "types_demo");
     String plan =
         sameRows(
             "SELECT c_bool, avg(c_int), avg(c_smallint), avg(c_tinyint), count(c_double),"
@@ -241,7 +240,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void limitAfterACompleteAggregateIsPushed() {
-    views(server, "li", "dbtable", "lineitem");
+    views(duckDb.server(), "li", "dbtable", "lineitem");
     String plan =
         sameRows(
             "SELECT l_shipmode, count(*) FROM li GROUP BY l_shipmode LIMIT 100",
@@ -252,7 +251,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void tpchQ1WithExpressionsPushesItsFilterAndAggregatesInSpark() {
-    views(server, "li", "dbtable", "lineitem");
+    views(duckDb.server(), "li", "dbtable", "lineitem");
     String plan =
         sameRows(
             "SELECT l_returnflag, l_linestatus, sum(l_quantity),"
@@ -267,7 +266,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void tpchQ6ShapePushesItsRangeFilters() {
-    views(server, "li", "dbtable", "lineitem");
+    views(duckDb.server(), "li", "dbtable", "lineitem");
     String plan =
         sameRows(
             "SELECT sum(l_extendedprice * l_discount) AS revenue, sum(l_quantity), count(*)"
@@ -294,12 +293,13 @@ class FlightSqlPushdownTest {
 
   @Test
   void aggregateSwitchOffLeavesAggregatesToSpark() {
-    view(server, "li_noagg", "dbtable", "lineitem", true);
+    view(duckDb.server(), "li_noagg", "dbtable", "lineitem", true);
     Dataset<Row> df =
         spark
+            .session()
             .read()
             .format("flightsql")
-            .option("uri", server.uri())
+            .option("uri", duckDb.uri())
             .option("dbtable", "lineitem")
             .option("pushDownAggregate", "false")
             .load()
@@ -331,15 +331,16 @@ class FlightSqlPushdownTest {
       {"pushDownAggregate", "SELECT count(*) FROM sw", "PushedAggregates"},
     };
     spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("dbtable", "lineitem")
         .option(option, "false")
         .load()
         .createOrReplaceTempView("sw");
     for (String[] c : cases) {
-      String plan = plan(spark.sql(c[1]));
+      String plan = plan(spark.session().sql(c[1]));
       if (c[0].equals(option)) {
         assertThat(plan).as(c[1]).doesNotContain(c[2]);
       } else {
@@ -350,7 +351,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void inListsAndNullSafeEqualityOverNulls() {
-    views(server, "td", "dbtable", "types_demo");
+    views(duckDb.server(), "td", "dbtable", "types_demo");
     String[] queries = {
       "SELECT id FROM td WHERE c_int IN (0, 10, -1, 424242)",
       "SELECT id FROM td WHERE c_varchar IN ('ten', 'it''s \"quoted\"', 'nope')",
@@ -371,7 +372,7 @@ class FlightSqlPushdownTest {
 
   @Test
   void literalsOfEveryTypeArePushedAndCompareAsSparkDoes() {
-    views(server, "td", "dbtable", "types_demo");
+    views(duckDb.server(), "td", "dbtable", "types_demo");
     String[] predicates = {
       "c_tinyint = 127",
       "c_smallint > -32768",
@@ -400,7 +401,7 @@ class FlightSqlPushdownTest {
       "c_tstz > TIMESTAMP '2000-01-01 00:00:00Z'",
     };
     for (String zone : new String[] {"UTC", "America/Los_Angeles"}) {
-      spark.conf().set("spark.sql.session.timeZone", zone);
+      spark.session().conf().set("spark.sql.session.timeZone", zone);
       try {
         for (String p : predicates) {
           String plan = sameRows("SELECT id FROM td WHERE " + p, new String[] {"td"}, false);
@@ -408,14 +409,14 @@ class FlightSqlPushdownTest {
           assertThat(plan).as(p).doesNotContain("Filter (");
         }
       } finally {
-        spark.conf().set("spark.sql.session.timeZone", "UTC");
+        spark.session().conf().set("spark.sql.session.timeZone", "UTC");
       }
     }
   }
 
   @Test
   void nanAndInfinityStayInSpark() {
-    views(server, "td", "dbtable", "types_demo");
+    views(duckDb.server(), "td", "dbtable", "types_demo");
     String plan =
         sameRows(
             "SELECT id FROM td WHERE c_double < double('Infinity') AND c_double <> double('NaN')",
@@ -426,9 +427,9 @@ class FlightSqlPushdownTest {
 
   @Test
   void joinOfTwoFlightsqlScans() {
-    views(server, "li", "dbtable", "lineitem");
+    views(duckDb.server(), "li", "dbtable", "lineitem");
     views(
-        server,
+        duckDb.server(),
         "big",
         "query",
         "SELECT l_orderkey AS okey, count(*) AS lines FROM lineitem GROUP BY l_orderkey");
@@ -443,9 +444,10 @@ class FlightSqlPushdownTest {
 
   @Test
   void explainFormattedShowsTheSql() {
-    views(server, "li", "dbtable", "lineitem");
+    views(duckDb.server(), "li", "dbtable", "lineitem");
     List<Row> rows =
         spark
+            .session()
             .sql("EXPLAIN FORMATTED SELECT l_orderkey FROM li WHERE l_linenumber = 2")
             .collectAsList();
     assertThat(rows.get(0).getString(0))
@@ -458,11 +460,17 @@ class FlightSqlPushdownTest {
     Map<String, String> options =
         Map.of(
             "uri",
-            server.uri(),
+            duckDb.uri(),
             "query",
             "SELECT id, {'a': id, 'b': c_varchar} AS s FROM types_demo");
-    spark.read().format("flightsql").options(options).load().createOrReplaceTempView("nested");
-    Dataset<Row> df = spark.sql("SELECT id FROM nested WHERE s.a = 3");
+    spark
+        .session()
+        .read()
+        .format("flightsql")
+        .options(options)
+        .load()
+        .createOrReplaceTempView("nested");
+    Dataset<Row> df = spark.session().sql("SELECT id FROM nested WHERE s.a = 3");
     assertThat(plan(df)).contains("PushedFilters: []").contains("Filter (");
     assertThat(df.collectAsList()).hasSize(1);
   }

@@ -4,21 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.RowValues;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.math.BigDecimal;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,34 +27,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Reads through the connector from the embedded DuckDB Flight SQL server, compared with DuckDB's
  * own answers.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlReadTest {
   private static final long BIG_ROWS = 1_000_000L;
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(BIG_ROWS).start();
-    spark = SparkTestSupport.newSession("FlightSqlReadTest");
-  }
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).endpoints(2).lineitemRows(BIG_ROWS));
 
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   private static Dataset<Row> read(String uri, String query) {
-    return spark.read().format("flightsql").option("uri", uri).option("query", query).load();
+    return spark
+        .session()
+        .read()
+        .format("flightsql")
+        .option("uri", uri)
+        .option("query", query)
+        .load();
   }
 
   private static void assertSameAsDuckDb(DuckDbFlightSqlServer source, String sql)
@@ -85,7 +79,7 @@ class FlightSqlReadTest {
 
   @Test
   void typesDemoColumnsReadAsTheirSparkTypes() {
-    StructType schema = read(server.uri(), "SELECT * FROM types_demo").schema();
+    StructType schema = read(duckDb.uri(), "SELECT * FROM types_demo").schema();
     assertThat(schema.apply("c_tinyint").dataType()).isEqualTo(DataTypes.ByteType);
     assertThat(schema.apply("c_smallint").dataType()).isEqualTo(DataTypes.ShortType);
     assertThat(schema.apply("c_int").dataType()).isEqualTo(DataTypes.IntegerType);
@@ -107,7 +101,7 @@ class FlightSqlReadTest {
   @Test
   void nullsInEveryColumn() {
     Row allNull =
-        read(server.uri(), "SELECT * FROM types_demo WHERE c_int IS NULL ORDER BY id LIMIT 1")
+        read(duckDb.uri(), "SELECT * FROM types_demo WHERE c_int IS NULL ORDER BY id LIMIT 1")
             .first();
     for (int i = 1; i < allNull.length(); i++) {
       assertThat(allNull.isNullAt(i)).as("column %s", allNull.schema().fields()[i].name()).isTrue();
@@ -117,7 +111,7 @@ class FlightSqlReadTest {
   @Test
   void emptyResultHasTheSchemaAndNoRows() {
     Dataset<Row> empty =
-        read(server.uri(), "SELECT l_orderkey, l_comment FROM lineitem WHERE l_orderkey < 0");
+        read(duckDb.uri(), "SELECT l_orderkey, l_comment FROM lineitem WHERE l_orderkey < 0");
     assertThat(empty.schema().fieldNames()).containsExactly("l_orderkey", "l_comment");
     assertThat(empty.collectAsList()).isEmpty();
   }
@@ -126,9 +120,10 @@ class FlightSqlReadTest {
   void aMillionRowScan() throws Exception {
     Dataset<Row> lineitem =
         spark
+            .session()
             .read()
             .format("flightsql")
-            .option("uri", server.uri())
+            .option("uri", duckDb.uri())
             .option("dbtable", "lineitem")
             .load();
     Row totals =
@@ -137,7 +132,7 @@ class FlightSqlReadTest {
             .first();
     assertThat(totals.getLong(0)).isEqualTo(BIG_ROWS);
     List<List<Object>> expected;
-    try (Connection connection = server.newConnection()) {
+    try (Connection connection = duckDb.server().newConnection()) {
       expected =
           RowValues.fromJdbc(
               connection,
@@ -148,37 +143,40 @@ class FlightSqlReadTest {
 
   @Test
   void temporaryViewUsingFlightsql() {
-    spark.sql(
-        "CREATE OR REPLACE TEMPORARY VIEW demo USING flightsql OPTIONS (uri '"
-            + server.uri()
-            + "', dbtable 'types_demo')");
-    Row row = spark.sql("SELECT count(*), max(c_bigint) FROM demo WHERE c_bool").first();
+    spark
+        .session()
+        .sql(
+            "CREATE OR REPLACE TEMPORARY VIEW demo USING flightsql OPTIONS (uri '"
+                + duckDb.uri()
+                + "', dbtable 'types_demo')");
+    Row row = spark.session().sql("SELECT count(*), max(c_bigint) FROM demo WHERE c_bool").first();
     assertThat(row.getLong(0)).isPositive();
-    assertThat(spark.table("demo").columns()).contains("c_varchar", "c_tstz");
+    assertThat(spark.session().table("demo").columns()).contains("c_varchar", "c_tstz");
   }
 
   @Test
   void sessionConfigurationSuppliesTheUri() {
-    spark.conf().set("spark.datasource.flightsql.uri", server.uri());
+    spark.session().conf().set("spark.datasource.flightsql.uri", duckDb.uri());
     try {
       Dataset<Row> df =
-          spark.read().format("flightsql").option("query", "SELECT 42 AS answer").load();
+          spark.session().read().format("flightsql").option("query", "SELECT 42 AS answer").load();
       assertThat(df.first().getInt(0)).isEqualTo(42);
     } finally {
-      spark.conf().unset("spark.datasource.flightsql.uri");
+      spark.session().conf().unset("spark.datasource.flightsql.uri");
     }
   }
 
   @Test
   void explicitOptionsBeatTheSessionConfiguration() {
-    spark.conf().set("spark.datasource.flightsql.uri", "grpc://127.0.0.1:1");
-    spark.conf().set("spark.datasource.flightsql.query", "SELECT 7 AS seven");
+    spark.session().conf().set("spark.datasource.flightsql.uri", "grpc://127.0.0.1:1");
+    spark.session().conf().set("spark.datasource.flightsql.query", "SELECT 7 AS seven");
     try {
-      Dataset<Row> df = spark.read().format("flightsql").option("Uri", server.uri()).load();
+      Dataset<Row> df =
+          spark.session().read().format("flightsql").option("Uri", duckDb.uri()).load();
       assertThat(df.first().getInt(0)).isEqualTo(7);
     } finally {
-      spark.conf().unset("spark.datasource.flightsql.uri");
-      spark.conf().unset("spark.datasource.flightsql.query");
+      spark.session().conf().unset("spark.datasource.flightsql.uri");
+      spark.session().conf().unset("spark.datasource.flightsql.query");
     }
   }
 
@@ -186,7 +184,7 @@ class FlightSqlReadTest {
   void stringsAndDecimalsSurviveZeroCopyReads() {
     List<Row> rows =
         read(
-                server.uri(),
+                duckDb.uri(),
                 "SELECT 'ünïcødé ✓' AS s, CAST(-12345.67 AS DECIMAL(10,2)) AS d, CAST('1000000000000000000000000000000.25' AS DECIMAL(38,2)) AS big")
             .collectAsList();
     assertThat(rows.get(0).getString(0)).isEqualTo("ünïcødé ✓");
@@ -197,7 +195,8 @@ class FlightSqlReadTest {
 
   @Test
   void missingUriNamesTheOption() {
-    assertThatThrownBy(() -> spark.read().format("flightsql").option("query", "SELECT 1").load())
+    assertThatThrownBy(
+            () -> spark.session().read().format("flightsql").option("query", "SELECT 1").load())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Option 'uri' is required");
   }
@@ -207,9 +206,10 @@ class FlightSqlReadTest {
     assertThatThrownBy(
             () ->
                 spark
+                    .session()
                     .read()
                     .format("flightsql")
-                    .option("uri", server.uri())
+                    .option("uri", duckDb.uri())
                     .option("query", "SELECT 1")
                     .option("dbtable", "lineitem")
                     .load())
@@ -225,9 +225,9 @@ class FlightSqlReadTest {
 
   @Test
   void badSqlCarriesTheServersMessage() {
-    assertThatThrownBy(() -> read(server.uri(), "SELEC nonsense FROM nowhere"))
+    assertThatThrownBy(() -> read(duckDb.uri(), "SELEC nonsense FROM nowhere"))
         .hasMessageStartingWith("[flightsql] ")
-        .hasMessageContaining("failed for " + server.uri())
+        .hasMessageContaining("failed for " + duckDb.uri())
         .hasMessageContaining("INVALID_ARGUMENT")
         .hasMessageContaining("syntax error");
   }
@@ -237,9 +237,10 @@ class FlightSqlReadTest {
     assertThatThrownBy(
             () ->
                 spark
+                    .session()
                     .read()
                     .format("flightsql")
-                    .option("uri", server.uri())
+                    .option("uri", duckDb.uri())
                     .option("dbtable", "no_such_table")
                     .load())
         .hasMessageContaining("no_such_table");
@@ -250,7 +251,7 @@ class FlightSqlReadTest {
     assertThatThrownBy(
             () ->
                 read(
-                    server.uri(),
+                    duckDb.uri(),
                     "SELECT 1 AS ok, union_value(s := 'x')::UNION(i INT, s VARCHAR) AS u"))
         .hasMessageStartingWith("Column 'u' has Arrow type Union(")
         .hasMessageContaining("its members have different types (int and string)");
@@ -284,11 +285,11 @@ class FlightSqlReadTest {
     // server's own message rather than return a truncated result.
     Dataset<Row> df =
         read(
-            server.uri(),
+            duckDb.uri(),
             "SELECT i, CASE WHEN i < 300000 THEN i::VARCHAR ELSE CAST('boom' || i AS INTEGER)::VARCHAR END AS v"
                 + " FROM range(400000) t(i)");
     assertThatThrownBy(() -> df.write().format("noop").mode("overwrite").save())
-        .hasStackTraceContaining("[flightsql] DoGet failed for " + server.uri())
+        .hasStackTraceContaining("[flightsql] DoGet failed for " + duckDb.uri())
         .hasStackTraceContaining("boom300000");
   }
 }

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +15,12 @@ import java.util.concurrent.TimeUnit;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,28 +29,23 @@ import org.junit.jupiter.api.io.TempDir;
  * the server gone before any row reached Spark is read once more in the same task. Spark runs
  * {@code local[2]}, which never retries a task, so what is retried here is the connector's doing.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlRestartTest {
   private static final int ROWS = 2000;
 
   @TempDir static Path dir;
 
   private static Path data;
-  private static SparkSession spark;
+
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   private DuckDbFlightSqlServer server;
   private int port;
 
   @BeforeAll
-  static void session() throws IOException {
+  static void data() throws IOException {
     data = dir.resolve("t.sql");
     Files.writeString(data, "CREATE TABLE t AS SELECT i AS id FROM range(" + ROWS + ") r(i);\n");
-    spark = SparkTestSupport.newSession("FlightSqlRestartTest");
-  }
-
-  @AfterAll
-  static void stopSpark() {
-    if (spark != null) {
-      spark.stop();
-    }
   }
 
   @BeforeEach
@@ -59,11 +55,10 @@ class FlightSqlRestartTest {
   }
 
   @AfterEach
-  void stop() throws InterruptedException {
+  void stop() {
     if (server != null) {
       server.close();
     }
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   private static DuckDbFlightSqlServer start(int port) throws IOException {
@@ -92,7 +87,7 @@ class FlightSqlRestartTest {
   }
 
   private DataFrameReader read(String uri) {
-    return spark.read().format("flightsql").option("uri", uri).option("dbtable", "t");
+    return spark.session().read().format("flightsql").option("uri", uri).option("dbtable", "t");
   }
 
   private static void assertExact(List<Row> rows) {

@@ -8,7 +8,8 @@ import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.server.TestCertificates;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -19,11 +20,10 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and timeouts, checking what the server received (the calls a {@link CallRecorder} recorded) and
  * what users see when something is wrong.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlSecurityTest {
   private static final String PASSWORD = "pw-Secr3t-basic";
   private static final String TOKEN = "tok-Secr3t-bearer";
@@ -38,24 +39,12 @@ class FlightSqlSecurityTest {
 
   @TempDir static Path certificateDirectory;
   private static TestCertificates certificates;
-  private static SparkSession spark;
+
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @BeforeAll
-  static void start() {
+  static void createCertificates() {
     certificates = TestCertificates.create(certificateDirectory);
-    spark = SparkTestSupport.newSession("FlightSqlSecurityTest");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   private static DuckDbFlightSqlServerBuilder server() {
@@ -68,7 +57,7 @@ class FlightSqlSecurityTest {
   }
 
   private static DataFrameReader reader(DuckDbFlightSqlServer server, Map<String, String> options) {
-    return spark.read().format("flightsql").option("uri", server.uri()).options(options);
+    return spark.session().read().format("flightsql").option("uri", server.uri()).options(options);
   }
 
   private static long count(DuckDbFlightSqlServer server, Map<String, String> options) {
@@ -78,6 +67,7 @@ class FlightSqlSecurityTest {
   private static void write(
       DuckDbFlightSqlServer server, Map<String, String> options, String table) {
     spark
+        .session()
         .range(0, 100)
         .toDF("id")
         .write()
@@ -393,7 +383,7 @@ class FlightSqlSecurityTest {
               .collect(Collectors.toList());
       assertThat(doGets).hasSize(2);
       assertThat(doGets.get(0).header("x-tenant")).isEqualTo("t1");
-      SparkTestSupport.assertNoArrowMemoryLeft();
+      ArrowLeakCheckExtension.assertNoneLeft("after the read");
       assertThat(logs.text())
           .contains(
               "Reading from "

@@ -3,9 +3,10 @@ package io.flightsql.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.LogCapture;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import io.flightsql.spark.testing.StageMetrics;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -15,13 +16,12 @@ import java.util.List;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,9 +30,20 @@ import org.junit.jupiter.params.provider.ValueSource;
  * every save mode and both write methods. The session allows a task four attempts, so a failed task
  * is retried as on a cluster.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlWriteTest {
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).lineitemRows(0));
+
+  /** Up to 4 attempts of a task, and a session zone whose offsets differ from UTC. */
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark =
+      SparkSessionExtension.local()
+          .master("local[2,4]")
+          .config("spark.sql.session.timeZone", "America/Los_Angeles");
 
   /** Every Spark type a read can produce, with NULLs and extremes, as Spark SQL computes them. */
   private static final String ALL_TYPES =
@@ -58,48 +69,20 @@ class FlightSqlWriteTest {
           + " UNION ALL SELECT 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
           + " NULL, NULL, NULL, NULL, NULL, NULL";
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).start();
-    spark =
-        SparkSession.builder()
-            .master("local[2,4]")
-            .appName("FlightSqlWriteTest")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.sql.session.timeZone", "America/Los_Angeles")
-            .config("spark.sql.datetime.java8API.enabled", "true")
-            .getOrCreate();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
-
   private static Dataset<Row> allTypes() {
-    return spark.sql(ALL_TYPES).repartition(2);
+    return spark.session().sql(ALL_TYPES).repartition(2);
   }
 
   private static org.apache.spark.sql.DataFrameWriter<Row> writer(Dataset<Row> df, String table) {
-    return df.write().format("flightsql").option("uri", server.uri()).option("dbtable", table);
+    return df.write().format("flightsql").option("uri", duckDb.uri()).option("dbtable", table);
   }
 
   private static Dataset<Row> readBack(String table) {
     return spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("query", "SELECT * FROM " + table + " ORDER BY 1")
         .load();
   }
@@ -121,7 +104,7 @@ class FlightSqlWriteTest {
   }
 
   private static long count(String sql) throws Exception {
-    try (Connection c = server.newConnection();
+    try (Connection c = duckDb.server().newConnection();
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       rs.next();
@@ -141,31 +124,38 @@ class FlightSqlWriteTest {
 
   @Test
   void errorIfExistsRefusesAnExistingTableBeforeAnyTaskRuns() {
-    writer(spark.range(3).toDF(), "exists_already").save();
-    assertThatThrownBy(() -> writer(spark.range(5).toDF(), "exists_already").save())
+    writer(spark.session().range(3).toDF(), "exists_already").save();
+    assertThatThrownBy(() -> writer(spark.session().range(5).toDF(), "exists_already").save())
         .hasMessageContaining(
-            "[flightsql] Table \"exists_already\" already exists on " + server.uri())
+            "[flightsql] Table \"exists_already\" already exists on " + duckDb.uri())
         .hasMessageContaining("Use mode 'append' to add rows, 'overwrite' to replace them");
     assertThat(readBack("exists_already").count()).isEqualTo(3);
   }
 
   @Test
   void sessionConfigurationSuppliesOptionsAndExplicitOptionsBeatIt() throws Exception {
-    spark.conf().set("spark.datasource.flightsql.uri", "grpc://127.0.0.1:1");
-    spark.conf().set("spark.datasource.flightsql.dbtable", "from_session_conf");
+    spark.session().conf().set("spark.datasource.flightsql.uri", "grpc://127.0.0.1:1");
+    spark.session().conf().set("spark.datasource.flightsql.dbtable", "from_session_conf");
     try {
-      spark.range(2).toDF().write().format("flightsql").option("URI", server.uri()).save();
+      spark
+          .session()
+          .range(2)
+          .toDF()
+          .write()
+          .format("flightsql")
+          .option("URI", duckDb.uri())
+          .save();
     } finally {
-      spark.conf().unset("spark.datasource.flightsql.uri");
-      spark.conf().unset("spark.datasource.flightsql.dbtable");
+      spark.session().conf().unset("spark.datasource.flightsql.uri");
+      spark.session().conf().unset("spark.datasource.flightsql.dbtable");
     }
     assertThat(count("SELECT count(*) FROM from_session_conf")).isEqualTo(2);
   }
 
   @Test
   void appendCreatesTheTableWhenMissingThenAdds() {
-    writer(spark.range(3).toDF(), "appended").mode("append").save();
-    writer(spark.range(3, 5).toDF(), "appended").mode("append").save();
+    writer(spark.session().range(3).toDF(), "appended").mode("append").save();
+    writer(spark.session().range(3, 5).toDF(), "appended").mode("append").save();
     assertThat(readBack("appended").count()).isEqualTo(5);
   }
 
@@ -177,19 +167,23 @@ class FlightSqlWriteTest {
   @ValueSource(strings = {"ingest", "prepared"})
   void appendMatchesColumnsByNameInAnyOrderIgnoringCase(String method) throws Exception {
     String table = "ByName_" + method;
-    server.execute(
-        "CREATE TABLE \"" + table + "\" (\"ID\" INTEGER NOT NULL, \"Name\" VARCHAR, score DOUBLE)");
-    Dataset<Row> df = spark.sql("SELECT 2.5D AS SCORE, 1 AS id, 'ann' AS name");
+    duckDb
+        .server()
+        .execute(
+            "CREATE TABLE \""
+                + table
+                + "\" (\"ID\" INTEGER NOT NULL, \"Name\" VARCHAR, score DOUBLE)");
+    Dataset<Row> df = spark.session().sql("SELECT 2.5D AS SCORE, 1 AS id, 'ann' AS name");
     writer(df, table.toLowerCase(java.util.Locale.ROOT))
         .option("writeMethod", method)
         .mode("append")
         .save();
-    Dataset<Row> missingNullable = spark.sql("SELECT 2 AS Id");
+    Dataset<Row> missingNullable = spark.session().sql("SELECT 2 AS Id");
     writer(missingNullable, table).option("writeMethod", method).mode("append").save();
     assertThat(sorted(readBack("\"" + table + "\"")))
         .containsExactly("[1, ann, 2.5]", "[2, null, null]");
 
-    writer(spark.sql("SELECT 'bob' AS NAME, 9 AS iD"), table)
+    writer(spark.session().sql("SELECT 'bob' AS NAME, 9 AS iD"), table)
         .option("writeMethod", method)
         .option("truncate", "true")
         .mode("overwrite")
@@ -199,56 +193,61 @@ class FlightSqlWriteTest {
 
   @Test
   void columnsTheTableLacksOrNotNullColumnsTheDataFrameLacksFailBeforeAnyTask() throws Exception {
-    server.execute("CREATE TABLE matched (id INTEGER NOT NULL, name VARCHAR)");
-    server.execute("INSERT INTO matched VALUES (1, 'kept')");
+    duckDb.server().execute("CREATE TABLE matched (id INTEGER NOT NULL, name VARCHAR)");
+    duckDb.server().execute("INSERT INTO matched VALUES (1, 'kept')");
     assertThatThrownBy(
             () ->
-                writer(spark.sql("SELECT 2 AS id, 'x' AS nmae, 3 AS extra"), "matched")
+                writer(spark.session().sql("SELECT 2 AS id, 'x' AS nmae, 3 AS extra"), "matched")
                     .mode("append")
                     .save())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Table \"matched\" has no column named 'nmae', 'extra'")
         .hasMessageContaining("its columns are 'id', 'name'");
     assertThatThrownBy(
-            () -> writer(spark.sql("SELECT 'y' AS name"), "matched").mode("append").save())
+            () ->
+                writer(spark.session().sql("SELECT 'y' AS name"), "matched").mode("append").save())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("has NOT NULL column 'id', which the DataFrame does not have");
     assertThatThrownBy(
             () ->
-                writer(spark.sql("SELECT 'y' AS name"), "matched")
+                writer(spark.session().sql("SELECT 'y' AS name"), "matched")
                     .option("truncate", "true")
                     .mode("overwrite")
                     .save())
         .hasMessageContaining("has NOT NULL column 'id'");
     assertThat(sorted(readBack("matched"))).containsExactly("[1, kept]");
 
-    spark.conf().set("spark.sql.caseSensitive", "true");
+    spark.session().conf().set("spark.sql.caseSensitive", "true");
     try {
-      assertThatThrownBy(() -> writer(spark.sql("SELECT 3 AS ID"), "matched").mode("append").save())
+      assertThatThrownBy(
+              () -> writer(spark.session().sql("SELECT 3 AS ID"), "matched").mode("append").save())
           .hasMessageContaining("has no column named 'ID'")
           .hasMessageContaining("with case (spark.sql.caseSensitive is true)");
     } finally {
-      spark.conf().unset("spark.sql.caseSensitive");
+      spark.session().conf().unset("spark.sql.caseSensitive");
     }
     assertThat(sorted(readBack("matched"))).containsExactly("[1, kept]");
   }
 
   @Test
   void ignoreLeavesAnExistingTableAlone() {
-    writer(spark.range(2).toDF(), "ignored").mode("ignore").save();
-    writer(spark.range(10).toDF(), "ignored").mode("ignore").save();
+    writer(spark.session().range(2).toDF(), "ignored").mode("ignore").save();
+    writer(spark.session().range(10).toDF(), "ignored").mode("ignore").save();
     assertThat(readBack("ignored").count()).isEqualTo(2);
   }
 
   @Test
   void overwriteReplacesTheTableOrWithTruncateKeepsItsDefinition() throws Exception {
-    server.execute("CREATE TABLE kept (id BIGINT NOT NULL, note VARCHAR DEFAULT 'x')");
-    writer(spark.range(4).toDF(), "kept").mode("append").save();
-    writer(spark.range(2).toDF(), "kept").mode("overwrite").option("truncate", "true").save();
+    duckDb.server().execute("CREATE TABLE kept (id BIGINT NOT NULL, note VARCHAR DEFAULT 'x')");
+    writer(spark.session().range(4).toDF(), "kept").mode("append").save();
+    writer(spark.session().range(2).toDF(), "kept")
+        .mode("overwrite")
+        .option("truncate", "true")
+        .save();
     assertThat(readBack("kept").count()).isEqualTo(2);
     assertThat(readBack("kept").columns()).containsExactly("id", "note");
 
-    Dataset<Row> other = spark.range(3).selectExpr("id", "CAST(id AS STRING) AS label");
+    Dataset<Row> other = spark.session().range(3).selectExpr("id", "CAST(id AS STRING) AS label");
     writer(other, "kept").mode("overwrite").save();
     assertThat(readBack("kept").columns()).containsExactly("id", "label");
     assertThat(readBack("kept").count()).isEqualTo(3);
@@ -256,9 +255,10 @@ class FlightSqlWriteTest {
 
   @Test
   void aRowTheServerRefusesFailsTheTaskWithTheServersMessageAndCommitsNothing() throws Exception {
-    server.execute("CREATE TABLE strict (id BIGINT, name VARCHAR NOT NULL)");
+    duckDb.server().execute("CREATE TABLE strict (id BIGINT, name VARCHAR NOT NULL)");
     Dataset<Row> df =
         spark
+            .session()
             .range(0, 1000, 1, 1)
             .selectExpr("id", "IF(id = 700, NULL, CAST(id AS STRING)) AS name");
     assertThatThrownBy(() -> writer(df, "strict").mode("append").save())
@@ -269,14 +269,15 @@ class FlightSqlWriteTest {
 
   @Test
   void unwritableTypeFailsBeforeAnyTaskNamingTheColumn() {
-    Dataset<Row> df = spark.sql("SELECT 1 AS id, parse_json('{\"a\": 1}') AS doc");
+    Dataset<Row> df = spark.session().sql("SELECT 1 AS id, parse_json('{\"a\": 1}') AS doc");
     assertThatThrownBy(() -> writer(df, "never_created").save())
         .hasMessageContaining("column `doc` of the type \"VARIANT\"");
     assertThat(
             spark
+                .session()
                 .read()
                 .format("flightsql")
-                .option("uri", server.uri())
+                .option("uri", duckDb.uri())
                 .option(
                     "query",
                     "SELECT count(*) FROM information_schema.tables WHERE table_name = 'never_created'")
@@ -301,10 +302,14 @@ class FlightSqlWriteTest {
   @ParameterizedTest(name = "atomic={0}")
   @ValueSource(booleans = {true, false})
   void aRetriedTaskLeavesTheInputExactlyOnce(boolean atomic) throws Exception {
-    spark.udf().register("fail_first_attempt", new FailFirstAttempt(), DataTypes.LongType);
+    spark
+        .session()
+        .udf()
+        .register("fail_first_attempt", new FailFirstAttempt(), DataTypes.LongType);
     String table = "retried_" + atomic;
     // Small batches, so the failing attempt has sent rows before it fails.
-    Dataset<Row> df = spark.range(0, 200_000, 1, 2).selectExpr("fail_first_attempt(id) AS id");
+    Dataset<Row> df =
+        spark.session().range(0, 200_000, 1, 2).selectExpr("fail_first_attempt(id) AS id");
     writer(df, table).option("atomic", String.valueOf(atomic)).option("batchSize", "1000").save();
     assertThat(count("SELECT count(*) FROM " + table)).isEqualTo(200_000);
     assertThat(count("SELECT count(DISTINCT id) FROM " + table)).isEqualTo(200_000);
@@ -324,8 +329,9 @@ class FlightSqlWriteTest {
    */
   @Test
   void withoutAStagingTableForItsColumnsAutoWritesDirectlyAndTrueRefuses() throws Exception {
-    server.execute("CREATE TABLE stamped (id BIGINT, seen TIMESTAMPTZ)");
-    Dataset<Row> df = spark.sql("SELECT 1L AS id, TIMESTAMP'2024-01-02 03:04:05Z' AS seen");
+    duckDb.server().execute("CREATE TABLE stamped (id BIGINT, seen TIMESTAMPTZ)");
+    Dataset<Row> df =
+        spark.session().sql("SELECT 1L AS id, TIMESTAMP'2024-01-02 03:04:05Z' AS seen");
     assertThatThrownBy(
             () ->
                 writer(df, "stamped")
@@ -359,8 +365,8 @@ class FlightSqlWriteTest {
 
   @Test
   void rowsWrittenAreReportedAsTheTasksOutput() throws Exception {
-    try (StageMetrics stages = StageMetrics.record(spark)) {
-      writer(spark.range(0, 12_345, 1, 3).toDF(), "metered").save();
+    try (StageMetrics stages = StageMetrics.record(spark.session())) {
+      writer(spark.session().range(0, 12_345, 1, 3).toDF(), "metered").save();
       assertThat(stages.outputRecords()).isEqualTo(12_345);
       assertThat(stages.accumulator("rows written to the Flight SQL server")).contains(12_345L);
     }

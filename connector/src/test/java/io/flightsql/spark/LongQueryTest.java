@@ -7,8 +7,9 @@ import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.LogCapture;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +22,9 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Long-running queries and endpoints that expire, end to end against the embedded DuckDB server:
@@ -36,27 +35,23 @@ import org.junit.jupiter.api.Test;
 class LongQueryTest {
   private static final int ROWS = 1000;
   private static final String QUERY = "SELECT id FROM numbers";
-  private static SparkSession spark;
+
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   private final List<DuckDbFlightSqlServer> servers = new ArrayList<>();
   private CallRecorder recorder;
 
-  @BeforeAll
-  static void startSpark() {
-    spark = SparkTestSupport.newSession("LongQueryTest");
-  }
-
-  @AfterAll
-  static void stopSpark() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
+  /**
+   * Checks for leaks while the test's servers still run, before closing them: a stream the
+   * connector failed to close would be ended by the server going away and hide the leak.
+   */
   @AfterEach
-  void stopServersAndCheckLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-    servers.forEach(DuckDbFlightSqlServer::close);
+  void checkLeaksThenStopServers() throws InterruptedException {
+    try {
+      ArrowLeakCheckExtension.assertNoneLeft("while the test's servers still run");
+    } finally {
+      servers.forEach(DuckDbFlightSqlServer::close);
+    }
   }
 
   private DuckDbFlightSqlServer start(DuckDbFlightSqlServerBuilder builder) throws Exception {
@@ -74,7 +69,12 @@ class LongQueryTest {
   }
 
   private static DataFrameReader read(DuckDbFlightSqlServer server) {
-    return spark.read().format("flightsql").option("uri", server.uri()).option("query", QUERY);
+    return spark
+        .session()
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("query", QUERY);
   }
 
   private long calls(String method) {
@@ -161,16 +161,17 @@ class LongQueryTest {
           pool.submit(
               () -> {
                 spark
+                    .session()
                     .sparkContext()
                     .setJobGroup("long-query", "a query that plans for minutes", true);
                 try {
                   return read(server).load().collectAsList();
                 } finally {
-                  spark.sparkContext().clearJobGroup();
+                  spark.session().sparkContext().clearJobGroup();
                 }
               });
       waitFor(() -> calls("PollFlightInfo") >= 2, "the query being polled");
-      spark.sparkContext().cancelJobGroupAndFutureJobs("long-query");
+      spark.session().sparkContext().cancelJobGroupAndFutureJobs("long-query");
       assertThatThrownBy(() -> job.get(30, TimeUnit.SECONDS))
           .satisfies(
               e ->
@@ -288,6 +289,7 @@ class LongQueryTest {
     assertThat(read(server).load().collectAsList()).hasSize(ROWS);
     Dataset<Row> refused =
         spark
+            .session()
             .read()
             .format("flightsql")
             .option("uri", server.uri())

@@ -3,8 +3,9 @@ package io.flightsql.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.client.transport.Allocators;
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
@@ -17,11 +18,12 @@ import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Arrow memory one read partition or one write task holds at once stays a small number of
@@ -36,36 +38,33 @@ import org.junit.jupiter.api.Test;
  * </ul>
  */
 @SuppressWarnings("try") // Arrow's FlightSqlClient and FlightStream close() declare Exception
+@ExtendWith(ArrowLeakCheckExtension.class)
 class MemoryPerTaskTest {
   private static final int BATCH_ROWS = 8_192;
 
-  private static DuckDbFlightSqlServer server;
-  private static SparkSession spark;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .port(0)
+                  .lineitemRows(0)
+                  .endpoints(2)
+                  .batchRows(BATCH_ROWS)
+                  .without("RowStorage"));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @BeforeAll
-  static void start() throws Exception {
-    server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(2)
-            .batchRows(BATCH_ROWS)
-            .without("RowStorage")
-            .start();
-    server.execute(
-        "CREATE TABLE words AS SELECT i AS id, 'word number ' || lpad(i::VARCHAR, 8, '0') AS s"
-            + " FROM range(400000) r(i)");
-    spark = SparkTestSupport.newSession("MemoryPerTaskTest");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
+  static void words() {
+    duckDb
+        .server()
+        .execute(
+            "CREATE TABLE words AS SELECT i AS id, 'word number ' || lpad(i::VARCHAR, 8, '0') AS s"
+                + " FROM range(400000) r(i)");
   }
 
   @BeforeEach
@@ -80,7 +79,7 @@ class MemoryPerTaskTest {
         FlightSqlClient client =
             new FlightSqlClient(
                 FlightClient.builder(
-                        allocator, Location.forGrpcInsecure("127.0.0.1", server.port()))
+                        allocator, Location.forGrpcInsecure("127.0.0.1", duckDb.server().port()))
                     .build())) {
       FlightInfo info = client.execute(sql);
       for (FlightEndpoint endpoint : info.getEndpoints()) {
@@ -106,15 +105,16 @@ class MemoryPerTaskTest {
     long batch = largestBatchBytes(sql);
     long rows =
         spark
+            .session()
             .read()
             .format("flightsql")
-            .option("uri", server.uri())
+            .option("uri", duckDb.uri())
             .option("query", sql)
             .load()
             .selectExpr("sum(length(s))")
             .collectAsList()
             .size();
-    SparkTestSupport.assertNoArrowMemoryLeft();
+    ArrowLeakCheckExtension.assertNoneLeft("after the read");
 
     long peak = Allocators.largestPeakBytes("flightsql-partition");
     assertThat(rows).isEqualTo(1);
@@ -125,26 +125,27 @@ class MemoryPerTaskTest {
 
   @Test
   void aWriteTaskHoldsTheBatchItFills() throws Exception {
-    server.execute("CREATE TABLE words_copy (id BIGINT, s VARCHAR)");
+    duckDb.server().execute("CREATE TABLE words_copy (id BIGINT, s VARCHAR)");
     Dataset<Row> rows =
         spark
+            .session()
             .range(0, 400_000, 1, 2)
             .selectExpr("id", "concat('word number ', lpad(CAST(id AS STRING), 8, '0')) AS s");
-    long discardedBefore = server.discardedRows();
+    long discardedBefore = duckDb.server().discardedRows();
     rows.write()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("dbtable", "words_copy")
         .option("batchSize", BATCH_ROWS)
         .mode("append")
         .save();
-    SparkTestSupport.assertNoArrowMemoryLeft();
+    ArrowLeakCheckExtension.assertNoneLeft("after the write");
 
     // One batch of BATCH_ROWS rows: 8-byte ids, 4-byte offsets, 20-byte strings, two validity
     // bitmaps.
     long batch = BATCH_ROWS * (8L + 4 + 20) + 4 + 2 * BATCH_ROWS / 8;
     long peak = Allocators.largestPeakBytes("flightsql-write");
-    assertThat(server.discardedRows() - discardedBefore).isEqualTo(400_000);
+    assertThat(duckDb.server().discardedRows() - discardedBefore).isEqualTo(400_000);
     assertThat(peak).isPositive().isLessThanOrEqualTo(2 * powerOfTwoAbove(batch));
   }
 }

@@ -5,9 +5,10 @@ import static org.apache.spark.sql.functions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.AdversarialValues;
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.RowValues;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
@@ -18,10 +19,11 @@ import java.util.function.BiFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Pushes filters with adversarial strings and column names into the embedded DuckDB server: every
@@ -29,17 +31,23 @@ import org.junit.jupiter.api.Test;
  * write its value (all but strings with NUL or lone surrogates), and no second statement ever runs
  * (the canary table keeps its rows).
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class PushdownInjectionTest {
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).lineitemRows(0));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   private static List<String> values;
 
   @BeforeAll
-  static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).start();
-    spark = SparkTestSupport.newSession("PushdownInjectionTest");
+  static void tables() throws Exception {
     values = AdversarialValues.strings(true);
-    try (Connection c = server.newConnection();
+    try (Connection c = duckDb.server().newConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE canary (id INTEGER, v VARCHAR)");
       s.execute("INSERT INTO canary VALUES (1, 'alive'), (2, 'still alive')");
@@ -69,22 +77,12 @@ class PushdownInjectionTest {
     }
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
-
   private static Dataset<Row> read(boolean pushdown) {
     return spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("dbtable", "adversarial")
         .option("pushDownPredicate", Boolean.toString(pushdown))
         .load();
@@ -171,7 +169,7 @@ class PushdownInjectionTest {
     }
     assertThat(checked).isGreaterThan(1000);
     assertThat(pushedCount).isGreaterThan(900);
-    try (Connection c = server.newConnection()) {
+    try (Connection c = duckDb.server().newConnection()) {
       assertThat(RowValues.fromJdbc(c, "SELECT id, v FROM canary ORDER BY id"))
           .containsExactly(List.of(1L, "alive"), List.of(2L, "still alive"));
       assertThat(RowValues.fromJdbc(c, "SELECT count(*) FROM adversarial"))

@@ -4,8 +4,9 @@ import static org.apache.spark.sql.functions.col;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.HandBuiltFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -20,12 +21,13 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A server that does not say how it quotes identifiers (the hand-built server has no GetSqlInfo)
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * so each test shows the very SQL the connector sent; a read whose SQL it does not know fails with
  * NOT_FOUND naming it.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class QuotingProbeTest {
   private static final Schema PEOPLE =
       new Schema(
@@ -46,21 +49,18 @@ class QuotingProbeTest {
   private static final Schema ONE_NUMBER =
       new Schema(List.of(new Field("c", FieldType.nullable(new ArrowType.Int(32, true)), null)));
 
-  private static SparkSession spark;
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   private static BufferAllocator allocator;
   private HandBuiltFlightSqlServer server;
 
   @BeforeAll
-  static void session() {
-    spark = SparkTestSupport.newSession("QuotingProbeTest");
+  static void openAllocator() {
     allocator = new RootAllocator();
   }
 
   @AfterAll
-  static void stopSession() {
-    if (spark != null) {
-      spark.stop();
-    }
+  static void closeAllocator() {
     allocator.close();
   }
 
@@ -70,9 +70,8 @@ class QuotingProbeTest {
   }
 
   @AfterEach
-  void stopServer() throws InterruptedException {
+  void stopServer() {
     server.close();
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   /** Serves {@code rows} (id, s) for each of the query texts. */
@@ -114,6 +113,7 @@ class QuotingProbeTest {
 
   private Dataset<Row> people() {
     return spark
+        .session()
         .read()
         .format("flightsql")
         .option("uri", server.uri())
@@ -196,6 +196,7 @@ class QuotingProbeTest {
         "SELECT * FROM people WHERE (`s` IS NOT NULL) AND (`s` = '42')");
     Dataset<Row> read =
         spark
+            .session()
             .read()
             .format("flightsql")
             .option("uri", server.uri())

@@ -10,8 +10,9 @@ import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.server.TestCertificates;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.LogCapture;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,13 +26,12 @@ import java.util.Set;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.ExtendedMode$;
 import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -43,6 +43,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * Spark UI's stores (SQL executions: descriptions, plans, metrics, modified configs, errors; the
  * environment).
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class SecretsNeverLeakTest {
   private static final String PASSWORD = "pw-Secr3t-basic-7731";
   private static final String WRONG_PASSWORD = "pw-Wrong-Secr3t-5521";
@@ -61,37 +62,21 @@ class SecretsNeverLeakTest {
 
   @TempDir static Path certificateDirectory;
   private static TestCertificates certificates;
-  private static SparkSession spark;
+
+  @RegisterExtension
+  static final SparkSessionExtension spark =
+      SparkSessionExtension.local()
+          .config("spark.redaction.regex", REDACTION)
+          // Secrets in the application's configuration, as the environment tab shows it.
+          .config("spark.datasource.flightsql.header.x-conf-header", CONF_HEADER_VALUE);
 
   @BeforeAll
   static void start() {
     certificates = TestCertificates.create(certificateDirectory);
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("SecretsNeverLeakTest")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.redaction.regex", REDACTION)
-            // Secrets in the application's configuration, as the environment tab shows it.
-            .config("spark.datasource.flightsql.header.x-conf-header", CONF_HEADER_VALUE)
-            .getOrCreate();
     // Spark itself logs the builder's options, unredacted, at DEBUG when its shared state starts
     // (SharedState: "Applying other initial session options to HadoopConf"): Spark's logging, not
     // the connector's, and said in docs/security.md. It starts here, before the capture.
-    spark.sharedState();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
+    spark.session().sharedState();
   }
 
   private static DuckDbFlightSqlServerBuilder server() {
@@ -107,11 +92,12 @@ class SecretsNeverLeakTest {
   }
 
   private static DataFrameReader reader(String uri, Map<String, String> options) {
-    return spark.read().format("flightsql").option("uri", uri).options(options);
+    return spark.session().read().format("flightsql").option("uri", uri).options(options);
   }
 
   private static void write(String uri, Map<String, String> options, String table) {
     spark
+        .session()
         .range(0, 50)
         .toDF("id")
         .write()
@@ -200,14 +186,14 @@ class SecretsNeverLeakTest {
 
       // A token from the session configuration, for a read and a write.
       try (DuckDbFlightSqlServer server = server().bearerToken(TOKEN).start()) {
-        spark.conf().set("spark.datasource.flightsql.token", TOKEN);
+        spark.session().conf().set("spark.datasource.flightsql.token", TOKEN);
         try {
           Dataset<Row> df = reader(server.uri(), options()).option("query", RANGE).load();
           assertThat(df.count()).isEqualTo(1000);
           seen.put("explain of a token read", explain(df));
           write(server.uri(), options(), "leak_token");
         } finally {
-          spark.conf().unset("spark.datasource.flightsql.token");
+          spark.session().conf().unset("spark.datasource.flightsql.token");
         }
       }
 
@@ -245,13 +231,13 @@ class SecretsNeverLeakTest {
                       .option("query", RANGE)
                       .load()));
       // Readers close after the action returns; their last log lines come with the leak check.
-      SparkTestSupport.assertNoArrowMemoryLeft();
+      ArrowLeakCheckExtension.assertNoneLeft("before reading the logs");
       seen.put("logs at TRACE", logs.text());
     }
     seen.put("Spark UI: SQL executions", sqlExecutions());
     // The environment tab and the REST API show the stored properties through Spark's redaction.
-    var environment = spark.sparkContext().statusStore().environmentInfo();
-    var conf = spark.sparkContext().conf();
+    var environment = spark.session().sparkContext().statusStore().environmentInfo();
+    var conf = spark.session().sparkContext().conf();
     seen.put(
         "Spark UI: environment",
         org.apache.spark.util.Utils.redact(conf, environment.sparkProperties())
@@ -298,7 +284,7 @@ class SecretsNeverLeakTest {
   /** Everything the SQL tab shows about each query. */
   private static String sqlExecutions() {
     StringBuilder text = new StringBuilder();
-    var store = spark.sharedState().statusStore();
+    var store = spark.session().sharedState().statusStore();
     for (SQLExecutionUIData e : CollectionConverters.asJava(store.executionsList())) {
       text.append(e.description())
           .append('\n')

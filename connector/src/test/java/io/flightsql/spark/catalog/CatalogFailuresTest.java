@@ -3,8 +3,9 @@ package io.flightsql.spark.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallInfo;
 import org.apache.arrow.flight.CallStatus;
@@ -12,10 +13,12 @@ import org.apache.arrow.flight.FlightMethod;
 import org.apache.arrow.flight.FlightServerMiddleware;
 import org.apache.arrow.flight.RequestContext;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The catalog tells a table that is not there from a server that cannot say: on a server without
@@ -23,26 +26,33 @@ import org.junit.jupiter.api.Test;
  * for want of permission or of a connection surfaces as itself, with the server's words, and never
  * as "table not found".
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class CatalogFailuresTest {
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .lineitemRows(0)
+                  .without("GetTables")
+                  .middleware(
+                      FlightServerMiddleware.Key.of("refusals"), CatalogFailuresTest::refuse));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   /** The server's answer to every GetSchema while set: how it refuses to describe a table. */
   private static volatile CallStatus refusal;
 
   @BeforeAll
-  static void start() throws Exception {
-    server =
-        DuckDbFlightSqlServer.builder()
-            .lineitemRows(0)
-            .without("GetTables")
-            .middleware(FlightServerMiddleware.Key.of("refusals"), CatalogFailuresTest::refuse)
-            .start();
-    server.execute("CREATE TABLE orders (id INTEGER)");
-    spark = SparkTestSupport.newSession("CatalogFailuresTest");
-    spark.conf().set("spark.sql.catalog.strict", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.strict.uri", server.uri());
-    spark.conf().set("spark.sql.catalog.strict.maxRetries", "1");
+  static void tableAndCatalog() {
+    duckDb.server().execute("CREATE TABLE orders (id INTEGER)");
+    SparkSession session = spark.session();
+    session.conf().set("spark.sql.catalog.strict", "io.flightsql.spark.FlightSqlCatalog");
+    session.conf().set("spark.sql.catalog.strict.uri", duckDb.uri());
+    session.conf().set("spark.sql.catalog.strict.maxRetries", "1");
   }
 
   private static FlightServerMiddleware refuse(
@@ -63,48 +73,45 @@ class CatalogFailuresTest {
     };
   }
 
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
   @AfterEach
-  void allowAgainAndCheckLeaks() throws InterruptedException {
+  void allowAgain() {
     refusal = null;
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   @Test
   void aTableTheServerMayNotDescribeIsNotCalledMissing() {
-    assertThat(spark.sql("SELECT count(*) FROM strict.memory.main.orders").first().getLong(0))
+    assertThat(
+            spark
+                .session()
+                .sql("SELECT count(*) FROM strict.memory.main.orders")
+                .first()
+                .getLong(0))
         .isZero();
     refusal = CallStatus.UNAUTHORIZED.withDescription("user anonymous may not describe orders");
-    assertThatThrownBy(() -> spark.sql("DESCRIBE TABLE strict.memory.main.orders").collect())
-        .hasMessageContaining("[flightsql] GetSchema failed for " + server.uri())
+    assertThatThrownBy(
+            () -> spark.session().sql("DESCRIBE TABLE strict.memory.main.orders").collect())
+        .hasMessageContaining("[flightsql] GetSchema failed for " + duckDb.uri())
         .hasMessageContaining("UNAUTHORIZED: user anonymous may not describe orders")
         .hasMessageContaining("check the user's permissions")
         .hasMessageNotContaining("TABLE_OR_VIEW_NOT_FOUND");
-    assertThatThrownBy(() -> spark.catalog().tableExists("strict.memory.main.orders"))
+    assertThatThrownBy(() -> spark.session().catalog().tableExists("strict.memory.main.orders"))
         .hasMessageContaining("UNAUTHORIZED: user anonymous may not describe orders");
   }
 
   @Test
   void aServerThatCannotBeReachedIsNotCalledEmpty() {
     refusal = CallStatus.UNAVAILABLE.withDescription("the planner is restarting");
-    assertThatThrownBy(() -> spark.sql("DESCRIBE TABLE strict.memory.main.orders").collect())
+    assertThatThrownBy(
+            () -> spark.session().sql("DESCRIBE TABLE strict.memory.main.orders").collect())
         .hasMessageContaining("UNAVAILABLE: the planner is restarting")
         .hasMessageNotContaining("TABLE_OR_VIEW_NOT_FOUND");
   }
 
   @Test
   void aTableTheServerDoesNotHaveIsStillMissing() {
-    assertThat(spark.catalog().tableExists("strict.memory.main.no_such_table")).isFalse();
-    assertThatThrownBy(() -> spark.sql("DESCRIBE TABLE strict.memory.main.no_such_table").collect())
+    assertThat(spark.session().catalog().tableExists("strict.memory.main.no_such_table")).isFalse();
+    assertThatThrownBy(
+            () -> spark.session().sql("DESCRIBE TABLE strict.memory.main.no_such_table").collect())
         .isInstanceOf(org.apache.spark.sql.AnalysisException.class)
         .hasMessageContaining("TABLE_OR_VIEW_NOT_FOUND")
         .hasMessageContaining("no_such_table");

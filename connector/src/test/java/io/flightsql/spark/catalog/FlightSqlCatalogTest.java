@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.RecordedCall;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -14,64 +16,57 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.ExplainMode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The catalog, {@code spark.sql.catalog.flight=io.flightsql.spark.FlightSqlCatalog}, over the
  * embedded DuckDB server (catalog {@code memory}, schema {@code main}): what each statement shows
  * and does, checked on the server, and how many calls its metadata costs.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlCatalogTest {
   private static final String T = "flight.memory.main.";
 
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
-  private static CallRecorder recorder;
+  private static final CallRecorder RECORDER = new CallRecorder();
+
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .port(0)
+                  .lineitemRows(0)
+                  .middleware(CallRecorder.KEY, RECORDER)
+                  .actionObserver(RECORDER::actionStarted));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @BeforeAll
-  static void start() throws Exception {
-    recorder = new CallRecorder();
-    server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .middleware(CallRecorder.KEY, recorder)
-            .actionObserver(recorder::actionStarted)
-            .start();
-    spark = SparkTestSupport.newSession("FlightSqlCatalogTest");
-    spark.conf().set("spark.sql.catalog.flight", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.flight.uri", server.uri());
-    spark.conf().set("spark.sql.catalog.nouri", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.noPush", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.noPush.uri", server.uri());
-    spark.conf().set("spark.sql.catalog.noPush.pushDownPredicate", "false");
-    spark.conf().set("spark.sql.catalog.noPush.header.x-api-key", "catalog-secret-value");
+  static void catalogsAndTable() {
+    SparkSession session = spark.session();
+    DuckDbFlightSqlServer server = duckDb.server();
+    session.conf().set("spark.sql.catalog.flight", "io.flightsql.spark.FlightSqlCatalog");
+    session.conf().set("spark.sql.catalog.flight.uri", duckDb.uri());
+    session.conf().set("spark.sql.catalog.nouri", "io.flightsql.spark.FlightSqlCatalog");
+    session.conf().set("spark.sql.catalog.noPush", "io.flightsql.spark.FlightSqlCatalog");
+    session.conf().set("spark.sql.catalog.noPush.uri", duckDb.uri());
+    session.conf().set("spark.sql.catalog.noPush.pushDownPredicate", "false");
+    session.conf().set("spark.sql.catalog.noPush.header.x-api-key", "catalog-secret-value");
     server.execute("CREATE TABLE orders (id INTEGER NOT NULL, customer VARCHAR, amount DOUBLE)");
     server.execute(
         "INSERT INTO orders VALUES (1, 'ann', 10.5), (2, 'bob', 20.0), (3, 'ann', 5.25),"
             + " (4, NULL, 7.0)");
   }
 
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
-
   private static List<String> rows(String sql) {
-    return rows(spark.sql(sql));
+    return rows(spark.session().sql(sql));
   }
 
   private static List<String> rows(Dataset<Row> df) {
@@ -91,7 +86,7 @@ class FlightSqlCatalogTest {
     assertThat(rows("SHOW NAMESPACES IN flight")).containsExactly("memory");
     assertThat(rows("SHOW NAMESPACES IN flight.memory")).containsExactly("memory.main");
     assertThat(rows("SHOW NAMESPACES IN flight.memory.main")).isEmpty();
-    assertThatThrownBy(() -> spark.sql("SHOW NAMESPACES IN flight.nowhere").collect())
+    assertThatThrownBy(() -> spark.session().sql("SHOW NAMESPACES IN flight.nowhere").collect())
         .hasMessageContaining("nowhere");
   }
 
@@ -105,7 +100,7 @@ class FlightSqlCatalogTest {
   @Test
   void describeShowsTheServersColumnsAndTypes() {
     List<String> described =
-        rows(spark.sql("DESCRIBE TABLE " + T + "orders").select("col_name", "data_type"));
+        rows(spark.session().sql("DESCRIBE TABLE " + T + "orders").select("col_name", "data_type"));
     assertThat(described.subList(0, 3))
         .containsExactly("id|int", "customer|string", "amount|double");
   }
@@ -113,7 +108,9 @@ class FlightSqlCatalogTest {
   @Test
   void selectPushesFiltersAggregatesAndTopN() {
     Dataset<Row> filtered =
-        spark.sql("SELECT id, amount FROM " + T + "orders WHERE amount > 6 ORDER BY id LIMIT 2");
+        spark
+            .session()
+            .sql("SELECT id, amount FROM " + T + "orders WHERE amount > 6 ORDER BY id LIMIT 2");
     assertThat(rows(filtered)).containsExactly("1|10.5", "2|20.0");
     assertThat(explain(filtered))
         .contains("PushedFilters: [")
@@ -121,22 +118,26 @@ class FlightSqlCatalogTest {
         .contains("PushedTopN: ORDER BY");
 
     Dataset<Row> grouped =
-        spark.sql(
-            "SELECT customer, SUM(amount) FROM "
-                + T
-                + "orders WHERE customer IS NOT NULL GROUP BY customer ORDER BY customer");
+        spark
+            .session()
+            .sql(
+                "SELECT customer, SUM(amount) FROM "
+                    + T
+                    + "orders WHERE customer IS NOT NULL GROUP BY customer ORDER BY customer");
     assertThat(rows(grouped)).containsExactly("ann|15.75", "bob|20.0");
     assertThat(explain(grouped)).contains("PushedAggregates: [SUM(amount)]");
   }
 
   @Test
   void catalogPropertiesAreOptionsAndAStatementsOptionsBeatThem() {
-    Dataset<Row> unpushed = spark.sql("SELECT id FROM noPush.memory.main.orders WHERE id > 2");
+    Dataset<Row> unpushed =
+        spark.session().sql("SELECT id FROM noPush.memory.main.orders WHERE id > 2");
     assertThat(rows(unpushed)).containsExactlyInAnyOrder("3", "4");
     assertThat(explain(unpushed)).contains("PushedFilters: []");
 
     Dataset<Row> pushed =
         spark
+            .session()
             .read()
             .option("pushDownPredicate", "true")
             .table("noPush.memory.main.orders")
@@ -153,57 +154,60 @@ class FlightSqlCatalogTest {
 
   @Test
   void aCatalogWithoutUriFailsNamingTheOption() {
-    assertThatThrownBy(() -> spark.sql("SHOW NAMESPACES IN nouri").collect())
+    assertThatThrownBy(() -> spark.session().sql("SHOW NAMESPACES IN nouri").collect())
         .hasMessageContaining("Option 'uri' is required");
   }
 
   @Test
   void createInsertOverwriteRenameAndDrop() throws Exception {
-    spark.sql("CREATE TABLE " + T + "people (id INT NOT NULL, name STRING)");
+    spark.session().sql("CREATE TABLE " + T + "people (id INT NOT NULL, name STRING)");
     assertThat(rows("SHOW TABLES IN flight.memory.main")).contains("memory.main|people|false");
 
-    spark.sql("INSERT INTO " + T + "people VALUES (1, 'ann'), (2, 'bob')");
-    spark.sql("INSERT INTO " + T + "people SELECT 3, 'cy'");
+    spark.session().sql("INSERT INTO " + T + "people VALUES (1, 'ann'), (2, 'bob')");
+    spark.session().sql("INSERT INTO " + T + "people SELECT 3, 'cy'");
     assertThat(rows("SELECT * FROM " + T + "people ORDER BY id"))
         .containsExactly("1|ann", "2|bob", "3|cy");
 
     // DuckDB has transactions: the overwrite is atomic, through staging tables dropped at commit.
-    spark.sql("INSERT OVERWRITE " + T + "people VALUES (7, 'zed')");
+    spark.session().sql("INSERT OVERWRITE " + T + "people VALUES (7, 'zed')");
     assertThat(rows("SELECT * FROM " + T + "people")).containsExactly("7|zed");
     assertThat(rows("SHOW TABLES IN flight.memory.main")).noneMatch(t -> t.contains("_flightsql_"));
 
-    spark.sql("SELECT 'eve' AS NAME, 8 AS Id").writeTo(T + "people").append();
+    spark.session().sql("SELECT 'eve' AS NAME, 8 AS Id").writeTo(T + "people").append();
     assertThat(rows("SELECT * FROM " + T + "people ORDER BY id")).containsExactly("7|zed", "8|eve");
-    server.execute("DELETE FROM people WHERE id = 8");
+    duckDb.server().execute("DELETE FROM people WHERE id = 8");
 
-    assertThatThrownBy(() -> spark.sql("INSERT INTO " + T + "people VALUES (NULL, 'x')").collect())
+    assertThatThrownBy(
+            () -> spark.session().sql("INSERT INTO " + T + "people VALUES (NULL, 'x')").collect())
         .hasMessageContaining("id");
 
-    spark.sql("ALTER TABLE " + T + "people RENAME TO persons");
+    spark.session().sql("ALTER TABLE " + T + "people RENAME TO persons");
     assertThat(rows("SELECT * FROM " + T + "persons")).containsExactly("7|zed");
     assertThat(rows("SHOW TABLES IN flight.memory.main"))
         .contains("memory.main|persons|false")
         .doesNotContain("memory.main|people|false");
 
-    spark.sql("DROP TABLE " + T + "persons");
+    spark.session().sql("DROP TABLE " + T + "persons");
     assertThat(rows("SHOW TABLES IN flight.memory.main"))
         .doesNotContain("memory.main|persons|false");
-    assertThatThrownBy(() -> spark.sql("SELECT * FROM " + T + "persons").collect())
+    assertThatThrownBy(() -> spark.session().sql("SELECT * FROM " + T + "persons").collect())
         .hasMessageContaining("persons");
   }
 
   @Test
   void createTableAsSelectUsesTheDialectsTypes() throws Exception {
-    spark.sql(
-        "CREATE TABLE "
-            + T
-            + "summary AS SELECT customer, CAST(SUM(amount) AS DECIMAL(10,2)) AS total,"
-            + " DATE'2024-01-02' AS day FROM "
-            + T
-            + "orders WHERE customer IS NOT NULL GROUP BY customer");
+    spark
+        .session()
+        .sql(
+            "CREATE TABLE "
+                + T
+                + "summary AS SELECT customer, CAST(SUM(amount) AS DECIMAL(10,2)) AS total,"
+                + " DATE'2024-01-02' AS day FROM "
+                + T
+                + "orders WHERE customer IS NOT NULL GROUP BY customer");
     assertThat(rows("SELECT * FROM " + T + "summary ORDER BY customer"))
         .containsExactly("ann|15.75|2024-01-02", "bob|20.00|2024-01-02");
-    try (java.sql.Connection c = server.newConnection();
+    try (java.sql.Connection c = duckDb.server().newConnection();
         java.sql.ResultSet types =
             c.createStatement()
                 .executeQuery(
@@ -215,7 +219,7 @@ class FlightSqlCatalogTest {
       }
       assertThat(columns).containsExactly("customer VARCHAR", "total DECIMAL(10,2)", "day DATE");
     }
-    spark.sql("DROP TABLE " + T + "summary");
+    spark.session().sql("DROP TABLE " + T + "summary");
   }
 
   @Test
@@ -223,25 +227,34 @@ class FlightSqlCatalogTest {
     assertThatThrownBy(
             () ->
                 spark
+                    .session()
                     .sql("CREATE TABLE " + T + "parted (id INT, day DATE) PARTITIONED BY (day)")
                     .collect())
         .hasMessageContaining("cannot create partitioned tables (PARTITIONED BY)");
-    server.execute("CREATE TABLE unrenamed (id INTEGER)");
-    spark.conf().set("spark.sql.catalog.ansi", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.ansi.uri", server.uri());
-    spark.conf().set("spark.sql.catalog.ansi.dialect", "ansi");
+    duckDb.server().execute("CREATE TABLE unrenamed (id INTEGER)");
+    spark.session().conf().set("spark.sql.catalog.ansi", "io.flightsql.spark.FlightSqlCatalog");
+    spark.session().conf().set("spark.sql.catalog.ansi.uri", duckDb.uri());
+    spark.session().conf().set("spark.sql.catalog.ansi.dialect", "ansi");
     assertThatThrownBy(
-            () -> spark.sql("ALTER TABLE ansi.memory.main.unrenamed RENAME TO other").collect())
+            () ->
+                spark
+                    .session()
+                    .sql("ALTER TABLE ansi.memory.main.unrenamed RENAME TO other")
+                    .collect())
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("Dialect 'ansi' has no statement to rename a table");
     assertThatThrownBy(
-            () -> spark.sql("ALTER TABLE " + T + "unrenamed ADD COLUMN note STRING").collect())
+            () ->
+                spark
+                    .session()
+                    .sql("ALTER TABLE " + T + "unrenamed ADD COLUMN note STRING")
+                    .collect())
         .hasMessageContaining("does not alter tables, other than ALTER TABLE ... RENAME TO");
   }
 
   @Test
   void namespaceStatementsAreRefusedClearly() {
-    assertThatThrownBy(() -> spark.sql("CREATE NAMESPACE flight.memory.other").collect())
+    assertThatThrownBy(() -> spark.session().sql("CREATE NAMESPACE flight.memory.other").collect())
         .hasMessageContaining("does not run CREATE NAMESPACE")
         .hasMessageContaining("the server's catalogs and schemas");
   }
@@ -253,8 +266,8 @@ class FlightSqlCatalogTest {
   @Test
   void metadataIsFetchedOncePerQuery() {
     rows("SELECT * FROM " + T + "orders WHERE id = 1");
-    recorder.clear();
-    Dataset<Row> df = spark.sql("SELECT * FROM " + T + "orders WHERE id = 1");
+    RECORDER.clear();
+    Dataset<Row> df = spark.session().sql("SELECT * FROM " + T + "orders WHERE id = 1");
     List<String> planning = methods();
     assertThat(rows(df)).containsExactly("1|ann|10.5");
     List<String> all = methods();
@@ -274,10 +287,10 @@ class FlightSqlCatalogTest {
    */
   @Test
   void anInsertLoadsTheTableOnceAndThenOnlyWrites() {
-    server.execute("CREATE TABLE counted (id INTEGER)");
-    spark.sql("INSERT INTO " + T + "counted VALUES (0)");
-    recorder.clear();
-    spark.sql("INSERT INTO " + T + "counted VALUES (1), (2)");
+    duckDb.server().execute("CREATE TABLE counted (id INTEGER)");
+    spark.session().sql("INSERT INTO " + T + "counted VALUES (0)");
+    RECORDER.clear();
+    spark.session().sql("INSERT INTO " + T + "counted VALUES (1), (2)");
     List<String> calls = methods();
     assertThat(calls.subList(0, 2)).containsExactly("GetFlightInfo", "DoGet");
     int begin = calls.indexOf("DoAction:BeginTransaction");
@@ -293,7 +306,7 @@ class FlightSqlCatalogTest {
   }
 
   private static List<String> methods() {
-    return recorder.calls().stream()
+    return RECORDER.calls().stream()
         .map(RecordedCall::method)
         .filter(m -> !m.startsWith("Handshake"))
         .collect(Collectors.toList());

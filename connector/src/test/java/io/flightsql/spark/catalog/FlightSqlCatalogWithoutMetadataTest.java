@@ -3,8 +3,9 @@ package io.flightsql.spark.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.HandBuiltFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,18 +21,22 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The catalog over a server that answers queries only (the hand-built server: GetSqlInfo,
  * GetCatalogs, GetDbSchemas and GetTables all UNIMPLEMENTED): no namespaces, a clear error for SHOW
  * TABLES, and tables still described and read by name through a query that returns no row.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class FlightSqlCatalogWithoutMetadataTest {
   private static final Schema IDS =
       new Schema(
           List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
 
-  private static SparkSession spark;
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   private static HandBuiltFlightSqlServer server;
 
   @BeforeAll
@@ -48,16 +53,13 @@ class FlightSqlCatalogWithoutMetadataTest {
       server.dataset("SELECT * FROM \"numbers\"", IDS).batch(root).register();
       server.dataset("SELECT \"id\" FROM \"numbers\"", IDS).batch(root).register();
     }
-    spark = SparkTestSupport.newSession("FlightSqlCatalogWithoutMetadataTest");
-    spark.conf().set("spark.sql.catalog.bare", "io.flightsql.spark.FlightSqlCatalog");
-    spark.conf().set("spark.sql.catalog.bare.uri", server.uri());
+    SparkSession session = spark.session();
+    session.conf().set("spark.sql.catalog.bare", "io.flightsql.spark.FlightSqlCatalog");
+    session.conf().set("spark.sql.catalog.bare.uri", server.uri());
   }
 
   @AfterAll
   static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
     if (server != null) {
       server.close();
     }
@@ -65,26 +67,25 @@ class FlightSqlCatalogWithoutMetadataTest {
 
   @Test
   void namespacesAreNoneAndShowTablesSaysWhy() {
-    assertThat(spark.sql("SHOW NAMESPACES IN bare").collectAsList()).isEmpty();
-    assertThatThrownBy(() -> spark.sql("SHOW TABLES IN bare").collect())
+    assertThat(spark.session().sql("SHOW NAMESPACES IN bare").collectAsList()).isEmpty();
+    assertThatThrownBy(() -> spark.session().sql("SHOW TABLES IN bare").collect())
         .hasMessageContaining("does not list its tables (GetTables is UNIMPLEMENTED)")
         .hasMessageContaining("Tables can still be read by name");
   }
 
   @Test
-  void aTableIsDescribedAndReadByNameThroughAProbeQuery() throws InterruptedException {
+  void aTableIsDescribedAndReadByNameThroughAProbeQuery() {
     List<String> described = new ArrayList<>();
-    for (Row row : spark.sql("DESCRIBE TABLE bare.numbers").collectAsList()) {
+    for (Row row : spark.session().sql("DESCRIBE TABLE bare.numbers").collectAsList()) {
       described.add(row.getString(0) + " " + row.getString(1));
     }
     assertThat(described).startsWith("id int");
     List<Integer> ids = new ArrayList<>();
-    for (Row row : spark.sql("SELECT * FROM bare.numbers").collectAsList()) {
+    for (Row row : spark.session().sql("SELECT * FROM bare.numbers").collectAsList()) {
       ids.add(row.getInt(0));
     }
     assertThat(ids).containsExactly(7, 8);
-    assertThatThrownBy(() -> spark.sql("SELECT * FROM bare.missing").collect())
+    assertThatThrownBy(() -> spark.session().sql("SELECT * FROM bare.missing").collect())
         .hasMessageContaining("missing");
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 }

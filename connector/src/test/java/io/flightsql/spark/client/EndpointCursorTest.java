@@ -8,7 +8,8 @@ import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,10 +17,10 @@ import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The cursor against the embedded server, without Spark: it reads a planned endpoint or every
@@ -27,48 +28,32 @@ import org.junit.jupiter.api.Test;
  * takes, and refuses to for a query of several endpoints. Every test ends with no Arrow allocator
  * open.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class EndpointCursorTest {
   /** Two endpoints per query, slices of a result computed once, each ticket read once. */
-  private static DuckDbFlightSqlServer several;
+  @RegisterExtension
+  static final EmbeddedServerExtension several =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .port(0)
+                  .lineitemRows(0)
+                  .endpoints(2)
+                  .batchRows(100)
+                  .without("TicketReuse", "QueryPerEndpoint"));
 
   /** One endpoint per query, each ticket read once. */
-  private static DuckDbFlightSqlServer one;
+  @RegisterExtension
+  static final EmbeddedServerExtension one =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server.port(0).lineitemRows(0).endpoints(1).batchRows(100).without("TicketReuse"));
 
   @BeforeAll
-  static void start() throws Exception {
-    several =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(2)
-            .batchRows(100)
-            .without("TicketReuse", "QueryPerEndpoint")
-            .start();
-    one =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(1)
-            .batchRows(100)
-            .without("TicketReuse")
-            .start();
-    for (DuckDbFlightSqlServer server : List.of(several, one)) {
+  static void ties() {
+    for (DuckDbFlightSqlServer server : List.of(several.server(), one.server())) {
       server.execute("CREATE TABLE ties AS SELECT i % 100 AS k, i AS id FROM range(1000) r(i)");
     }
-  }
-
-  @AfterAll
-  static void stop() {
-    for (DuckDbFlightSqlServer server : new DuckDbFlightSqlServer[] {several, one}) {
-      if (server != null) {
-        server.close();
-      }
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   private static ConnectionSettings settings(DuckDbFlightSqlServer server) {
@@ -140,11 +125,11 @@ class EndpointCursorTest {
 
   @Test
   void theEndpointsOfAPlanTogetherHoldEveryRowOnce() {
-    Plan plan = plan(several, "SELECT k, id FROM ties ORDER BY k");
+    Plan plan = plan(several.server(), "SELECT k, id FROM ties ORDER BY k");
     assertThat(plan.endpoints).hasSize(2);
     List<Long> all = new ArrayList<>();
     for (PlannedEndpoint endpoint : plan.endpoints) {
-      List<Long> ids = ids(over(several, plan, endpoint));
+      List<Long> ids = ids(over(several.server(), plan, endpoint));
       assertThat(ids).hasSize(500);
       all.addAll(ids);
     }
@@ -155,7 +140,7 @@ class EndpointCursorTest {
   void aQueryOfItsOwnIsPlannedAndEachOfItsEndpointsReadInTurn() {
     EndpointCursor cursor =
         EndpointCursor.overQuery(
-            settings(several),
+            settings(several.server()),
             SessionState.empty(),
             3,
             "SELECT id FROM ties WHERE id < 600",
@@ -187,12 +172,12 @@ class EndpointCursorTest {
    */
   @Test
   void aSpentTicketOfAOneEndpointPlanIsReplacedByRunningTheQueryAgain() {
-    Plan plan = plan(one, "SELECT k, id FROM ties ORDER BY k");
+    Plan plan = plan(one.server(), "SELECT k, id FROM ties ORDER BY k");
     PlannedEndpoint endpoint = plan.endpoints.get(0);
     assertThat(endpoint.endpointCount()).isEqualTo(1);
-    List<Long> first = ids(over(one, plan, endpoint));
+    List<Long> first = ids(over(one.server(), plan, endpoint));
     assertThat(sorted(first)).isEqualTo(range(1000));
-    try (EndpointCursor again = over(one, plan, endpoint)) {
+    try (EndpointCursor again = over(one.server(), plan, endpoint)) {
       List<Long> ids = new ArrayList<>();
       while (again.next()) {
         BigIntVector column = (BigIntVector) again.root().getVector("id");
@@ -213,11 +198,11 @@ class EndpointCursorTest {
    */
   @Test
   void aSpentTicketOfAPlanOfSeveralEndpointsFailsBeforeAnyRow() {
-    Plan plan = plan(several, "SELECT k, id FROM ties ORDER BY k");
+    Plan plan = plan(several.server(), "SELECT k, id FROM ties ORDER BY k");
     for (PlannedEndpoint endpoint : plan.endpoints) {
-      assertThat(ids(over(several, plan, endpoint))).hasSize(500);
+      assertThat(ids(over(several.server(), plan, endpoint))).hasSize(500);
     }
-    try (EndpointCursor again = over(several, plan, plan.endpoints.get(1))) {
+    try (EndpointCursor again = over(several.server(), plan, plan.endpoints.get(1))) {
       assertThatThrownBy(again::next)
           .isInstanceOf(FlightSqlConnectorException.class)
           .hasMessageStartingWith("[flightsql] DoGet failed for " + several.uri() + ": NOT_FOUND: ")

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flightsql.spark.client.transport.ConnectionSettings;
 import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Options catalog and schema as the defaults of the server's session (SetSessionOptions). */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class SessionDefaultsTest {
 
   private static ConnectionSettings settings(DuckDbFlightSqlServer server, String schema) {
@@ -27,7 +29,6 @@ class SessionDefaultsTest {
         assertThat(session.sessionHasDefaults()).isTrue();
       }
     }
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   @Test
@@ -42,6 +43,5 @@ class SessionDefaultsTest {
             .hasMessageContaining("refused it as the session's default (INVALID_VALUE");
       }
     }
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 }

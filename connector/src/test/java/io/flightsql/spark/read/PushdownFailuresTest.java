@@ -8,9 +8,10 @@ import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.HandBuiltFlightSqlServer;
 import io.flightsql.spark.testing.LogCapture;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.List;
@@ -28,7 +29,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
@@ -37,10 +37,9 @@ import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What pushdown does when asking the server fails. A server that refuses a probe's SQL has
@@ -49,28 +48,12 @@ import org.junit.jupiter.api.Test;
  * instead of being taken for "nothing pushed"; the one session the scan builder asks through is
  * closed either way.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class PushdownFailuresTest {
   private static final String PASSWORD = "pw-Secr3t-pushdown";
   private static final StructType ID = new StructType().add("id", DataTypes.LongType, false);
 
-  private static SparkSession spark;
-
-  @BeforeAll
-  static void session() {
-    spark = SparkTestSupport.newSession("PushdownFailuresTest");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   private static DuckDbFlightSqlServer duckDb(String... without) throws IOException {
     DuckDbFlightSqlServer server =
@@ -117,6 +100,7 @@ class PushdownFailuresTest {
         LogCapture logs = LogCapture.start()) {
       Dataset<Row> filtered =
           spark
+              .session()
               .read()
               .schema(ID)
               .format("flightsql")
@@ -147,6 +131,7 @@ class PushdownFailuresTest {
     String uri = "grpc://127.0.0.1:" + port;
     Dataset<Row> filtered =
         spark
+            .session()
             .read()
             .schema(ID)
             .format("flightsql")

@@ -5,46 +5,45 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.RecordedCall;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What one read costs in calls to the server, as the server's call recorder counts them: once the
  * server's metadata is known in the JVM (GetSqlInfo is asked once per server), a read with nothing
  * pushed costs two driver calls (the schema, then the plan) and one DoGet per endpoint.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class ReadRpcCountTest {
-  private static DuckDbFlightSqlServer server;
-  private static SparkSession spark;
   private static final CallRecorder RECORDER = new CallRecorder();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(2)
-            .middleware(CallRecorder.KEY, RECORDER)
-            .actionObserver(RECORDER::actionStarted)
-            .start();
-    server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
-    spark = SparkTestSupport.newSession("ReadRpcCountTest");
-  }
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .port(0)
+                  .lineitemRows(0)
+                  .endpoints(2)
+                  .middleware(CallRecorder.KEY, RECORDER)
+                  .actionObserver(RECORDER::actionStarted));
 
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
+
+  @BeforeAll
+  static void ten() {
+    duckDb.server().execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
   }
 
   private static List<String> methods() {
@@ -56,9 +55,10 @@ class ReadRpcCountTest {
 
   private static long read(String option, String value) {
     return spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option(option, value)
         .load()
         .collectAsList()
@@ -90,9 +90,10 @@ class ReadRpcCountTest {
   private static long pushedRead() {
     RECORDER.clear();
     return spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("dbtable", "ten")
         .load()
         .filter("id >= 7")
@@ -117,6 +118,7 @@ class ReadRpcCountTest {
         recorder.clear();
         assertThat(
                 spark
+                    .session()
                     .read()
                     .format("flightsql")
                     .option("uri", lacking.uri())

@@ -5,18 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Servers whose tickets can be read once (the embedded server without {@code TicketReuse}, as Sail
@@ -26,69 +28,56 @@ import org.junit.jupiter.api.Test;
  * again could split its rows differently among the endpoints (ties in an ORDER BY, rows changed in
  * between), so the read fails saying why and what to do, and never returns other rows.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class SingleUseTicketsTest {
   private static final long SUM = 999L * 1000 / 2;
 
   /** Two endpoints per query, each a slice of a result computed once and held until read. */
-  private static DuckDbFlightSqlServer several;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension several =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server
+                  .port(0)
+                  .lineitemRows(0)
+                  .endpoints(2)
+                  .batchRows(100)
+                  .without("TicketReuse", "QueryPerEndpoint"));
 
   /** One endpoint per query. */
-  private static DuckDbFlightSqlServer one;
+  @RegisterExtension
+  @Order(2)
+  static final EmbeddedServerExtension one =
+      EmbeddedServerExtension.duckDb(
+          server ->
+              server.port(0).lineitemRows(0).endpoints(1).batchRows(100).without("TicketReuse"));
 
-  private static SparkSession spark;
+  // local[2,2]: a failed task is tried once more, as on a cluster.
+  @RegisterExtension
+  @Order(3)
+  static final SparkSessionExtension spark =
+      SparkSessionExtension.local()
+          .master("local[2,2]")
+          .config("spark.sql.shuffle.partitions", "3");
 
   @BeforeAll
-  static void start() throws Exception {
-    several =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(2)
-            .batchRows(100)
-            .without("TicketReuse", "QueryPerEndpoint")
-            .start();
-    one =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(1)
-            .batchRows(100)
-            .without("TicketReuse")
-            .start();
-    for (DuckDbFlightSqlServer server : List.of(several, one)) {
+  static void tables() {
+    for (DuckDbFlightSqlServer server : List.of(several.server(), one.server())) {
       server.execute("CREATE TABLE once AS SELECT i AS id FROM range(1000) r(i)");
       // Ten rows share each key: ORDER BY k leaves the order within a key to the server.
       server.execute("CREATE TABLE ties AS SELECT i % 100 AS k, i AS id FROM range(1000) r(i)");
     }
-    // local[2,2]: a failed task is tried once more, as on a cluster.
-    spark =
-        SparkSession.builder()
-            .master("local[2,2]")
-            .appName("SingleUseTicketsTest")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "3")
-            .getOrCreate();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    for (DuckDbFlightSqlServer server : new DuckDbFlightSqlServer[] {several, one}) {
-      if (server != null) {
-        server.close();
-      }
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
   }
 
   private static Dataset<Row> query(DuckDbFlightSqlServer server, String sql) {
-    return spark.read().format("flightsql").option("uri", server.uri()).option("query", sql).load();
+    return spark
+        .session()
+        .read()
+        .format("flightsql")
+        .option("uri", server.uri())
+        .option("query", sql)
+        .load();
   }
 
   private static List<Long> ids(List<Row> rows, int column) {
@@ -113,7 +102,7 @@ class SingleUseTicketsTest {
 
   @Test
   void anOrderedQueryOfSeveralEndpointsWithTiesReadAgainFailsInsteadOfSplittingItAnew() {
-    JavaRDD<Row> planned = query(several, "SELECT k, id FROM ties ORDER BY k").javaRDD();
+    JavaRDD<Row> planned = query(several.server(), "SELECT k, id FROM ties ORDER BY k").javaRDD();
     assertThat(planned.getNumPartitions()).isEqualTo(2);
     List<Row> first = planned.collect();
     assertThat(ids(first, 1)).hasSize(1000).doesNotHaveDuplicates();
@@ -124,21 +113,21 @@ class SingleUseTicketsTest {
   /** Rows changed between two reads: a second read never mixes the old split with new rows. */
   @Test
   void rowsChangedBetweenTwoActionsOnOneDataFrameAreNeverMixedIn() {
-    several.execute("CREATE TABLE growing AS SELECT i AS id FROM range(1000) r(i)");
-    Dataset<Row> ordered = query(several, "SELECT id FROM growing ORDER BY id");
+    several.server().execute("CREATE TABLE growing AS SELECT i AS id FROM range(1000) r(i)");
+    Dataset<Row> ordered = query(several.server(), "SELECT id FROM growing ORDER BY id");
     assertThat(sum(ordered.collectAsList(), 0)).isEqualTo(SUM);
-    several.execute("INSERT INTO growing SELECT i AS id FROM range(1000, 1500) r(i)");
+    several.server().execute("INSERT INTO growing SELECT i AS id FROM range(1000, 1500) r(i)");
     assertThatThrownBy(ordered::collectAsList).satisfies(SingleUseTicketsTest::failsSayingWhy);
   }
 
   @Test
   void aSortSamplesItsInputAndFailsOnAQueryOfSeveralEndpointsUnlessCached() {
-    Dataset<Row> ordered = query(several, "SELECT k, id FROM ties ORDER BY k");
+    Dataset<Row> ordered = query(several.server(), "SELECT k, id FROM ties ORDER BY k");
     assertThatThrownBy(() -> ordered.orderBy(col("id").desc()).collectAsList())
         .satisfies(SingleUseTicketsTest::failsSayingWhy);
 
     // cache() reads the server once, and every later job reads the cache.
-    Dataset<Row> cached = query(several, "SELECT k, id FROM ties ORDER BY k").cache();
+    Dataset<Row> cached = query(several.server(), "SELECT k, id FROM ties ORDER BY k").cache();
     try {
       List<Long> sorted =
           cached.orderBy(col("id").desc()).collectAsList().stream()
@@ -156,6 +145,7 @@ class SingleUseTicketsTest {
   void clientPartitionsOfSeveralEndpointsReadAgainGiveTheSameRows() {
     JavaRDD<Row> planned =
         spark
+            .session()
             .read()
             .format("flightsql")
             .option("uri", several.uri())
@@ -173,7 +163,7 @@ class SingleUseTicketsTest {
 
   @Test
   void aQueryOfOneEndpointIsRunAgainAndReadExactlyEachTime() {
-    JavaRDD<Row> planned = query(one, "SELECT k, id FROM ties ORDER BY k").javaRDD();
+    JavaRDD<Row> planned = query(one.server(), "SELECT k, id FROM ties ORDER BY k").javaRDD();
     assertThat(planned.getNumPartitions()).isEqualTo(1);
     List<Long> first = ids(planned.collect(), 1);
     assertThat(first).hasSize(1000).doesNotHaveDuplicates();
@@ -181,7 +171,10 @@ class SingleUseTicketsTest {
       assertThat(ids(planned.collect(), 1)).isEqualTo(first);
     }
     List<Long> sorted =
-        query(one, "SELECT id FROM once").orderBy(col("id").desc()).collectAsList().stream()
+        query(one.server(), "SELECT id FROM once")
+            .orderBy(col("id").desc())
+            .collectAsList()
+            .stream()
             .map(r -> r.getLong(0))
             .collect(Collectors.toList());
     assertThat(sorted).hasSize(1000).startsWith(999L, 998L).endsWith(0L);
@@ -191,7 +184,7 @@ class SingleUseTicketsTest {
   @Test
   void aRetriedTaskReadsItsOneEndpointAgain() {
     List<Long> ids =
-        query(one, "SELECT id FROM once")
+        query(one.server(), "SELECT id FROM once")
             .javaRDD()
             .map(
                 row -> {
@@ -209,7 +202,7 @@ class SingleUseTicketsTest {
   @Test
   void aRetriedTaskOfAQueryOfSeveralEndpointsFailsTheJob() {
     JavaRDD<Long> failing =
-        query(several, "SELECT id FROM once")
+        query(several.server(), "SELECT id FROM once")
             .javaRDD()
             .map(
                 row -> {

@@ -3,10 +3,11 @@ package io.flightsql.spark.types;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.HandBuiltDatasets;
 import io.flightsql.spark.testing.HandBuiltDatasets.Sample;
 import io.flightsql.spark.testing.HandBuiltFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -27,7 +28,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.PeriodDuration;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.CalendarIntervalType;
@@ -45,6 +45,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,16 +57,18 @@ import scala.jdk.javaapi.CollectionConverters;
  * streams hand-built Arrow batches, and Spark's collected rows must be exactly what the Arrow data
  * means, in a session in UTC and in America/Los_Angeles alike.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class HandBuiltStreamsReadTest {
   private static final String[] ZONES = {"UTC", "America/Los_Angeles"};
-  private static SparkSession spark;
+
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
+
   private static BufferAllocator allocator;
   private static HandBuiltFlightSqlServer server;
   private static List<Sample> samples;
 
   @BeforeAll
   static void start() {
-    spark = SparkTestSupport.newSession("HandBuiltStreamsReadTest");
     allocator = new RootAllocator(Long.MAX_VALUE);
     server = HandBuiltFlightSqlServer.start();
     samples = HandBuiltDatasets.registerAll(server, allocator);
@@ -78,16 +82,12 @@ class HandBuiltStreamsReadTest {
     if (allocator != null) {
       allocator.close();
     }
-    if (spark != null) {
-      spark.stop();
-    }
   }
 
   @AfterEach
-  void noLeaks() throws InterruptedException {
-    spark.conf().set("spark.sql.session.timeZone", "UTC");
-    spark.conf().unset("spark.sql.timeType.enabled");
-    SparkTestSupport.assertNoArrowMemoryLeft();
+  void restoreSession() {
+    spark.session().conf().set("spark.sql.session.timeZone", "UTC");
+    spark.session().conf().unset("spark.sql.timeType.enabled");
   }
 
   private static Sample sample(String name) {
@@ -135,7 +135,12 @@ class HandBuiltStreamsReadTest {
 
   private static Dataset<Row> read(String query, String... options) {
     var reader =
-        spark.read().format("flightsql").option("uri", server.uri()).option("query", query);
+        spark
+            .session()
+            .read()
+            .format("flightsql")
+            .option("uri", server.uri())
+            .option("query", query);
     for (int i = 0; i < options.length; i += 2) {
       reader = reader.option(options[i], options[i + 1]);
     }
@@ -168,13 +173,13 @@ class HandBuiltStreamsReadTest {
   @ParameterizedTest(name = "{0} in {1}")
   @MethodSource("readableSamples")
   void everySampleReadsAsWhatItsArrowDataMeans(String name, String zone) {
-    spark.conf().set("spark.sql.session.timeZone", zone);
+    spark.session().conf().set("spark.sql.session.timeZone", zone);
     assertReadsAsExpected(sample(name));
   }
 
   @Test
   void timesReadAsSparksTimeTypeWhereTheSessionEnablesIt() {
-    spark.conf().set("spark.sql.timeType.enabled", "true");
+    spark.session().conf().set("spark.sql.timeType.enabled", "true");
     Dataset<Row> df = read("times");
     assertThat(df.schema().fields()[1].dataType().sql()).isEqualTo("TIME(0)");
     assertThat(df.schema().fields()[4].dataType().sql()).isEqualTo("TIME(6)");

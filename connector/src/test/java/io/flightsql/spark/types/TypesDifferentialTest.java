@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.CanonicalValues;
 import io.flightsql.spark.testing.CanonicalValues.Times;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -26,12 +28,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -41,14 +43,21 @@ import org.junit.jupiter.params.provider.MethodSource;
  * own JDBC answer to the same SQL ({@link CanonicalValues} brings both to one form). Each case runs
  * with Spark's session time zone at UTC and at America/Los_Angeles: the values must not move.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class TypesDifferentialTest {
   private static final String SESSION_ZONE = "spark.sql.session.timeZone";
   private static final String TIME_TYPE = "spark.sql.timeType.enabled";
   private static final List<String> ZONES = List.of("UTC", "America/Los_Angeles");
   private static final long WIDE_ROWS = 1_000_000L;
 
-  private static SparkSession spark;
-  private static DuckDbFlightSqlServer server;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).endpoints(2).lineitemRows(0));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   /** One differential case: a query whose result the connector must read exactly as DuckDB. */
   private record Case(String name, String sql) {
@@ -366,31 +375,19 @@ class TypesDifferentialTest {
         + ") FROM test_all_types() ORDER BY bool NULLS LAST";
   }
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(0).start();
-    spark = SparkTestSupport.newSession("TypesDifferentialTest");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
   @AfterEach
-  void restoreSessionAndCheckLeaks() throws InterruptedException {
-    spark.conf().set(SESSION_ZONE, "UTC");
-    spark.conf().unset(TIME_TYPE);
-    SparkTestSupport.assertNoArrowMemoryLeft();
+  void restoreSession() {
+    spark.session().conf().set(SESSION_ZONE, "UTC");
+    spark.session().conf().unset(TIME_TYPE);
   }
 
   private static DataFrameReader reader(DuckDbFlightSqlServer source, String sql) {
-    return spark.read().format("flightsql").option("uri", source.uri()).option("query", sql);
+    return spark
+        .session()
+        .read()
+        .format("flightsql")
+        .option("uri", source.uri())
+        .option("query", sql);
   }
 
   private static void assertSameAsDuckDb(DuckDbFlightSqlServer source, String sql, Times times)
@@ -421,8 +418,8 @@ class TypesDifferentialTest {
   @ParameterizedTest(name = "{0} [{1}]")
   @MethodSource("casesInEachZone")
   void sameValuesAsDuckDb(Case c, String zone) throws Exception {
-    spark.conf().set(SESSION_ZONE, zone);
-    assertSameAsDuckDb(server, c.sql(), Times.LOCAL_TIME);
+    spark.session().conf().set(SESSION_ZONE, zone);
+    assertSameAsDuckDb(duckDb.server(), c.sql(), Times.LOCAL_TIME);
   }
 
   static Stream<Arguments> timeModesInEachZone() {
@@ -449,15 +446,15 @@ class TypesDifferentialTest {
   @ParameterizedTest(name = "spark.sql.timeType.enabled={0} [{1}]")
   @MethodSource("timeModesInEachZone")
   void timeOfDay(boolean sparkTime, String zone) throws Exception {
-    spark.conf().set(SESSION_ZONE, zone);
-    spark.conf().set(TIME_TYPE, Boolean.toString(sparkTime));
-    Dataset<Row> df = reader(server, TIMES).load();
+    spark.session().conf().set(SESSION_ZONE, zone);
+    spark.session().conf().set(TIME_TYPE, Boolean.toString(sparkTime));
+    Dataset<Row> df = reader(duckDb.server(), TIMES).load();
     if (sparkTime) {
       assertThat(df.schema().apply("t").dataType().simpleString()).isEqualTo("time(6)");
     } else {
       assertThat(df.schema().apply("t").dataType()).isEqualTo(DataTypes.LongType);
     }
-    assertSameAsDuckDb(server, TIMES, sparkTime ? Times.LOCAL_TIME : Times.MICROS);
+    assertSameAsDuckDb(duckDb.server(), TIMES, sparkTime ? Times.LOCAL_TIME : Times.MICROS);
   }
 
   /**
@@ -468,15 +465,15 @@ class TypesDifferentialTest {
   @Test
   void timeOfDayAt24HoursFailsSparksTimeButReadsAsMicroseconds() {
     String sql = "SELECT id, v::TIME AS t FROM (VALUES (1, '23:59:59'), (2, '24:00:00')) t(id, v)";
-    spark.conf().set(TIME_TYPE, "true");
-    assertThatThrownBy(() -> reader(server, sql).load().collectAsList())
+    spark.session().conf().set(TIME_TYPE, "true");
+    assertThatThrownBy(() -> reader(duckDb.server(), sql).load().collectAsList())
         .rootCause()
         .isInstanceOf(ArrowValueException.class)
         .hasMessageContaining("Column 't' (Arrow Time(MICROSECOND, 64))")
         .hasMessageContaining("86400000000000 ns after midnight")
         .hasMessageContaining("spark.sql.timeType.enabled");
-    spark.conf().set(TIME_TYPE, "false");
-    assertThat(reader(server, sql + " ORDER BY id").load().collectAsList())
+    spark.session().conf().set(TIME_TYPE, "false");
+    assertThat(reader(duckDb.server(), sql + " ORDER BY id").load().collectAsList())
         .extracting(row -> row.getLong(1))
         .containsExactly(86_399_000_000L, 86_400_000_000L);
   }
@@ -491,7 +488,7 @@ class TypesDifferentialTest {
           (4, -99999999999999999999999999999999999999),
           (5, -170141183460469231731687303715884105728)) t(id, h)
         ORDER BY id""";
-    Dataset<Row> strict = reader(server, sql).load();
+    Dataset<Row> strict = reader(duckDb.server(), sql).load();
     assertThat(strict.schema().apply("h").dataType()).isEqualTo(DataTypes.createDecimalType(38, 0));
     assertThatThrownBy(strict::collectAsList)
         .rootCause()
@@ -505,7 +502,7 @@ class TypesDifferentialTest {
         .hasMessageContaining("option 'decimalOverflow'");
 
     List<Row> lenient =
-        reader(server, sql).option("decimalOverflow", "null").load().collectAsList();
+        reader(duckDb.server(), sql).option("decimalOverflow", "null").load().collectAsList();
     assertThat(CanonicalValues.fromSpark(lenient))
         .containsExactly(
             List.of(new BigDecimal(1), new BigDecimal(12345)),
@@ -515,7 +512,7 @@ class TypesDifferentialTest {
             Arrays.asList(new BigDecimal(5), null));
 
     String nested = "SELECT [170141183460469231731687303715884105727::HUGEINT] AS l";
-    assertThatThrownBy(() -> reader(server, nested).load().collectAsList())
+    assertThatThrownBy(() -> reader(duckDb.server(), nested).load().collectAsList())
         .rootCause()
         .isInstanceOf(ArrowValueException.class)
         .hasMessageContaining("Column 'l.element'")
@@ -563,7 +560,7 @@ class TypesDifferentialTest {
   @ParameterizedTest(name = "{0} [{2}]")
   @MethodSource("layoutsInEachZone")
   void serverLayoutsChangeNoValue(String layout, String settings, String zone) throws Exception {
-    spark.conf().set(SESSION_ZONE, zone);
+    spark.session().conf().set(SESSION_ZONE, zone);
     try (DuckDbFlightSqlServer tuned =
         DuckDbFlightSqlServer.builder().port(0).endpoints(2).lineitemRows(0).start()) {
       tuned.execute(settings);
@@ -604,13 +601,13 @@ class TypesDifferentialTest {
   @ParameterizedTest(name = "[{0}]")
   @MethodSource("zones")
   void enumsReadAsTheirValues(String zone) throws Exception {
-    spark.conf().set(SESSION_ZONE, zone);
+    spark.session().conf().set(SESSION_ZONE, zone);
     assertSameAsDuckDb(
-        server,
+        duckDb.server(),
         "SELECT small_enum, medium_enum, large_enum FROM test_all_types() ORDER BY bool NULLS LAST",
         Times.LOCAL_TIME);
     assertSameAsDuckDb(
-        server,
+        duckDb.server(),
         """
         SELECT id, v::ENUM('sad', 'ok', 'happy') AS mood,
                [v::ENUM('sad', 'ok', 'happy'), NULL] AS l, {'m': v::ENUM('sad', 'ok', 'happy')} AS s
@@ -635,7 +632,7 @@ class TypesDifferentialTest {
             + " FROM range("
             + WIDE_ROWS
             + ") t(i)";
-    Dataset<Row> df = reader(server, sql).load();
+    Dataset<Row> df = reader(duckDb.server(), sql).load();
     long peakBefore = Allocators.peakBytes();
     long start = System.nanoTime();
     df.write().format("noop").mode("overwrite").save();
@@ -655,7 +652,7 @@ class TypesDifferentialTest {
                 "sum(m[CAST(i AS STRING)])")
             .collectAsList();
     List<List<Object>> expected;
-    try (Connection connection = server.newConnection()) {
+    try (Connection connection = duckDb.server().newConnection()) {
       expected =
           CanonicalValues.fromDuckDb(
               connection,

@@ -3,17 +3,17 @@ package io.flightsql.spark.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
-import io.flightsql.spark.testing.SparkTestSupport;
+import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Writes to a server that lists no tables and says nothing of itself (GetTables and GetSqlInfo
@@ -21,49 +21,33 @@ import org.junit.jupiter.api.Test;
  * from {@code SELECT * FROM t WHERE 1 = 0}, as in Spark's JDBC source, and every save mode does
  * what it says.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class WriteWithoutMetadataTest {
-  private static DuckDbFlightSqlServer server;
-  private static SparkSession spark;
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(
+          server -> server.port(0).lineitemRows(0).without("GetTables", "GetSqlInfo"));
 
-  @BeforeAll
-  static void start() throws Exception {
-    server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .without("GetTables", "GetSqlInfo")
-            .start();
-    spark = SparkTestSupport.newSession("WriteWithoutMetadataTest");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() throws InterruptedException {
-    SparkTestSupport.assertNoArrowMemoryLeft();
-  }
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   private static Dataset<Row> rows(int from, int to) {
-    return spark.sql(
-        "SELECT CAST(id AS INT) AS id, CONCAT('n', id) AS name FROM range("
-            + from
-            + ", "
-            + to
-            + ")");
+    return spark
+        .session()
+        .sql(
+            "SELECT CAST(id AS INT) AS id, CONCAT('n', id) AS name FROM range("
+                + from
+                + ", "
+                + to
+                + ")");
   }
 
   private static void write(Dataset<Row> df, String table, String mode) {
     df.write()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("dbtable", table)
         .mode(mode)
         .save();
@@ -71,9 +55,10 @@ class WriteWithoutMetadataTest {
 
   private static List<String> readBack(String table) {
     return spark
+        .session()
         .read()
         .format("flightsql")
-        .option("uri", server.uri())
+        .option("uri", duckDb.uri())
         .option("dbtable", table)
         .load()
         .collectAsList()
@@ -103,7 +88,7 @@ class WriteWithoutMetadataTest {
 
   @Test
   void anAppendMatchesTheDataFramesColumnsToTheTablesByName() {
-    server.execute("CREATE TABLE no_meta_named (name VARCHAR, id INTEGER)");
+    duckDb.server().execute("CREATE TABLE no_meta_named (name VARCHAR, id INTEGER)");
     write(rows(1, 3), "no_meta_named", "append");
     assertThat(readBack("no_meta_named")).containsExactly("[n1,1]", "[n2,2]");
   }

@@ -23,11 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -41,9 +40,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * keepAliveTime=10s}, {@code connectTimeout=5s}); docs/operations.md gives the defaults. A query
  * planned for longer than those, on a healthy link, still completes under the defaults.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class BlackHoleIT {
-  @RegisterExtension static final ToxiproxyExtension TOXIPROXY = new ToxiproxyExtension();
-  @RegisterExtension static final GoSqliteServerExtension SQLITE = new GoSqliteServerExtension();
+  @RegisterExtension
+  @Order(1)
+  static final ToxiproxyExtension TOXIPROXY = new ToxiproxyExtension();
+
+  @RegisterExtension
+  @Order(2)
+  static final GoSqliteServerExtension SQLITE = new GoSqliteServerExtension();
+
+  @RegisterExtension
+  @Order(3)
+  static final SparkSessionExtension spark = SparkSessionExtension.local("local[2,4]");
 
   private static final int ROWS = 1000;
 
@@ -51,26 +60,12 @@ class BlackHoleIT {
   private static final long GENEROUS_SECONDS = 240;
 
   private static final AtomicInteger PROXIES = new AtomicInteger();
-  private static SparkSession spark;
 
   private String proxy;
 
-  @BeforeAll
-  static void start() {
-    spark = SparkSessions.local("BlackHoleIT", "local[2,4]");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
   @AfterEach
-  void healAndCheckLeaks() {
+  void heal() {
     TOXIPROXY.reset();
-    ArrowLeaks.assertNoneLeft("after the black hole");
   }
 
   /** A proxy of its own to {@code port}: channels are per address, so none is shared. */
@@ -87,6 +82,7 @@ class BlackHoleIT {
 
   private static DataFrameReader read(String uri) {
     return spark
+        .session()
         .read()
         .format("flightsql")
         .option("uri", uri)
@@ -217,9 +213,9 @@ class BlackHoleIT {
   void duringAMetadataCallOfTheCatalogTheCallFailsNamingStreamIdleTimeout() throws Exception {
     try (DuckDbFlightSqlServer server = withNumbers(duckDb().start())) {
       String uri = proxyTo(server.port());
-      CatalogStatements catalog = new CatalogStatements(spark, proxy, uri);
-      spark.conf().set("spark.sql.catalog." + proxy + ".streamIdleTimeout", "3s");
-      spark.conf().set("spark.sql.catalog." + proxy + ".keepAliveTime", "10s");
+      CatalogStatements catalog = new CatalogStatements(spark.session(), proxy, uri);
+      spark.session().conf().set("spark.sql.catalog." + proxy + ".streamIdleTimeout", "3s");
+      spark.session().conf().set("spark.sql.catalog." + proxy + ".keepAliveTime", "10s");
       assertThat(catalog.rows("SHOW TABLES IN " + proxy + ".memory.main"))
           .contains("memory.main|numbers|false");
       long start = System.nanoTime();
@@ -270,11 +266,12 @@ class BlackHoleIT {
             .start()) {
       server.execute("CREATE TABLE w_commit (id BIGINT, s VARCHAR)");
       String uri = proxyTo(server.port());
-      spark.sparkContext().addSparkListener(listener);
+      spark.session().sparkContext().addSparkListener(listener);
       CompletableFuture<Void> write =
           CompletableFuture.runAsync(
               () ->
                   spark
+                      .session()
                       .range(0, ROWS, 1, 1)
                       .selectExpr("id", "concat('row-', CAST(id AS STRING)) AS s")
                       .write()
@@ -302,7 +299,7 @@ class BlackHoleIT {
           .contains("TIMED_OUT: no answer within option 'streamIdleTimeout' (3 s)");
       assertThat(rowsOf(server, "w_commit")).as("rows in the target").isZero();
     } finally {
-      spark.sparkContext().removeSparkListener(listener);
+      spark.session().sparkContext().removeSparkListener(listener);
     }
   }
 
@@ -365,6 +362,7 @@ class BlackHoleIT {
       long start = System.nanoTime();
       List<Row> rows =
           spark
+              .session()
               .read()
               .format("flightsql")
               .option("uri", uri)

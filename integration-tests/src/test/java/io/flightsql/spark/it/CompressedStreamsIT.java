@@ -14,11 +14,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -32,29 +30,17 @@ import org.junit.jupiter.params.provider.CsvSource;
  * with a check that the connector holds no Arrow memory.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(ArrowLeakCheckExtension.class)
 class CompressedStreamsIT {
   private static final int ROWS = 100_000;
 
-  @RegisterExtension static final PyArrowServerExtension SERVER = new PyArrowServerExtension(ROWS);
+  @RegisterExtension
+  @Order(1)
+  static final PyArrowServerExtension SERVER = new PyArrowServerExtension(ROWS);
 
-  private static SparkSession spark;
-
-  @BeforeAll
-  static void startSpark() {
-    spark = SparkSessions.local("CompressedStreamsIT");
-  }
-
-  @AfterAll
-  static void stopSpark() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  @AfterEach
-  void connectorHoldsNoArrowMemory() {
-    ArrowLeaks.assertNoneLeft("after the test");
-  }
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({"zstd, ZSTD", "lz4, LZ4_FRAME", "plain, NONE"})
@@ -80,12 +66,14 @@ class CompressedStreamsIT {
   void uploadsAreReadByArrowCppAsSparkSentThem(String compression, String prefix) {
     String table = prefix + "_uploads";
     Dataset<Row> data =
-        spark.sql(
-            "SELECT id,"
-                + " IF(id % 9 = 0, NULL, concat('row ', CAST(id % 300 AS STRING), ' ✓')) AS name,"
-                + " CAST(id * 0.25 AS DECIMAL(14, 2)) AS amount,"
-                + " timestamp_seconds(1700000000 + id * 7) AS seen"
-                + " FROM range(0, 50000, 1, 2)");
+        spark
+            .session()
+            .sql(
+                "SELECT id,"
+                    + " IF(id % 9 = 0, NULL, concat('row ', CAST(id % 300 AS STRING), ' ✓')) AS name,"
+                    + " CAST(id * 0.25 AS DECIMAL(14, 2)) AS amount,"
+                    + " timestamp_seconds(1700000000 + id * 7) AS seen"
+                    + " FROM range(0, 50000, 1, 2)");
     data.write()
         .format("flightsql")
         .option("uri", SERVER.uri())
@@ -118,6 +106,7 @@ class CompressedStreamsIT {
 
   private static Dataset<Row> read(String table) {
     return spark
+        .session()
         .read()
         .format("flightsql")
         .option("uri", SERVER.uri())

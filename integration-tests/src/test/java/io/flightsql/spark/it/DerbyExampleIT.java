@@ -72,7 +72,7 @@ class DerbyExampleIT extends FlightSqlContractSuite implements FailedWriteContra
    */
   @Test
   void catalogShowsDescribesReadsAndWritesDerbysTables() {
-    CatalogStatements derby = new CatalogStatements(spark, "derby", server.uri());
+    CatalogStatements derby = new CatalogStatements(spark(), "derby", server.uri());
     assertThat(derby.rows("SHOW NAMESPACES IN derby")).contains("APP", "SYS");
     assertThat(derby.rows("SHOW TABLES IN derby.app"))
         .contains("APP|INTTABLE|false", "APP|FOREIGNTABLE|false");
@@ -117,7 +117,7 @@ class DerbyExampleIT extends FlightSqlContractSuite implements FailedWriteContra
   void writesMatchUpperCaseColumnsByName() {
     quirks.executeUpdate("CREATE TABLE byname_it (id INT NOT NULL, name VARCHAR(20))");
     for (String method : new String[] {"ingest", "prepared"}) {
-      spark
+      spark()
           .sql("SELECT 'ann' AS name, 1 AS id")
           .write()
           .format("flightsql")
@@ -130,7 +130,7 @@ class DerbyExampleIT extends FlightSqlContractSuite implements FailedWriteContra
     assertThat(values(flightsql().option("dbtable", "BYNAME_IT").load().collectAsList()))
         .containsExactly(Arrays.asList(1, "ann"), Arrays.asList(1, "ann"));
 
-    spark
+    spark()
         .sql("SELECT 'bob' AS Name, 2 AS Id")
         .write()
         .format("flightsql")
@@ -144,7 +144,7 @@ class DerbyExampleIT extends FlightSqlContractSuite implements FailedWriteContra
 
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
-                spark
+                spark()
                     .sql("SELECT 'cy' AS name")
                     .write()
                     .format("flightsql")

@@ -149,7 +149,7 @@ final class DerbyExampleServer implements AutoCloseable {
    * <p>The example itself leaks Arrow memory: every DoGet leaves its batch's buffers in the
    * example's own root allocator, whose close then reports "Memory was leaked". That is the
    * example's bug, not the client's, so it is printed rather than failing the tests; the
-   * connector's own memory is checked separately (see {@link ArrowLeaks}).
+   * connector's own memory is checked separately (see {@link ArrowLeakCheckExtension}).
    */
   @Override
   public void close() throws Exception {

@@ -11,11 +11,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,13 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
  * TLS with a private CA: reads, a write, and the errors users see for a wrong password and an
  * untrusted certificate.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class DerbySecureIT {
   private static final String PASSWORD = "derby-Secr3t";
 
   @TempDir static Path directory;
   private static TestCertificates certificates;
   private static DerbyExampleServer server;
-  private static SparkSession spark;
+
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @BeforeAll
   static void start() throws Exception {
@@ -39,22 +41,13 @@ class DerbySecureIT {
             .basicAuth("derby", PASSWORD)
             .tls(certificates.serverCertificate(), certificates.serverKey())
             .start();
-    spark = SparkSessions.local("DerbySecureIT");
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (spark != null) {
-      spark.stop();
-    }
     if (server != null) {
       server.close();
     }
-  }
-
-  @AfterEach
-  void noLeaks() {
-    ArrowLeaks.assertNoneLeft("after a secure Derby test");
   }
 
   private static Map<String, String> secure(String password) {
@@ -71,6 +64,7 @@ class DerbySecureIT {
     assertThat(server.uri()).startsWith("grpc+tls://");
     List<Row> ints =
         spark
+            .session()
             .read()
             .format("flightsql")
             .options(secure(PASSWORD))
@@ -80,6 +74,7 @@ class DerbySecureIT {
     assertThat(ints).hasSize(3);
 
     spark
+        .session()
         .range(0, 5)
         .selectExpr("CAST(id AS INT) AS ID", "CONCAT('row ', CAST(id AS STRING)) AS NAME")
         // One task, as in the contract suite: with two tasks preparing INSERTs at once, the
@@ -96,6 +91,7 @@ class DerbySecureIT {
     List<Row> copy =
         new ArrayList<>(
             spark
+                .session()
                 .read()
                 .format("flightsql")
                 .options(secure(PASSWORD))
@@ -112,6 +108,7 @@ class DerbySecureIT {
     assertThatThrownBy(
             () ->
                 spark
+                    .session()
                     .read()
                     .format("flightsql")
                     .options(secure("wrong-Secr3t"))
@@ -125,6 +122,7 @@ class DerbySecureIT {
     assertThatThrownBy(
             () ->
                 spark
+                    .session()
                     .read()
                     .format("flightsql")
                     .options(untrusted)

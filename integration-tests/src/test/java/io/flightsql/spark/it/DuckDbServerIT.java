@@ -103,7 +103,7 @@ class DuckDbServerIT extends FlightSqlContractSuite implements FailedWriteContra
     lineitem.createOrReplaceTempView("lineitem");
     try {
       Row spark =
-          this.spark
+          spark()
               .sql(
                   "SELECT count(*), sum(l_quantity), sum(l_extendedprice), count(DISTINCT"
                       + " l_returnflag), min(l_shipdate), max(l_orderkey) FROM lineitem")
@@ -121,7 +121,7 @@ class DuckDbServerIT extends FlightSqlContractSuite implements FailedWriteContra
       assertThat(spark.get(4)).isEqualTo(duckdb.get(4));
       assertThat(spark.getLong(5)).isEqualTo(duckdb.get(5));
     } finally {
-      this.spark.catalog().dropTempView("lineitem");
+      spark().catalog().dropTempView("lineitem");
     }
   }
 

@@ -17,13 +17,13 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What every Flight SQL server must give users of the shaded connector: exact values (NULLs
@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Timeout;
 // A server that stops answering fails the test instead of hanging the build: the connector's calls
 // have no deadline of their own.
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(ArrowLeakCheckExtension.class)
 abstract class FlightSqlContractSuite {
   static final String TABLE = "contract_people";
 
@@ -50,7 +51,13 @@ abstract class FlightSqlContractSuite {
           Arrays.asList(5L, "it's", 1.0e10, LocalDateTime.of(2038, 1, 19, 3, 14, 8)));
 
   protected ServerQuirks quirks;
-  protected SparkSession spark;
+
+  /**
+   * An instance field, which JUnit registers once the class's one instance exists: its session
+   * starts after the static server extensions of a subclass, before {@link #startServerAndTable},
+   * and stops after {@link #stopServer}.
+   */
+  @RegisterExtension final SparkSessionExtension sparkSession = SparkSessionExtension.local();
 
   /** The server under test, described. */
   public ServerQuirks quirks() {
@@ -59,7 +66,7 @@ abstract class FlightSqlContractSuite {
 
   /** The test class's local SparkSession. */
   public SparkSession spark() {
-    return spark;
+    return sparkSession.session();
   }
 
   /** Starts the server (or finds one an extension started) and describes it. */
@@ -69,26 +76,14 @@ abstract class FlightSqlContractSuite {
   protected void stopServer() throws Exception {}
 
   @BeforeAll
-  void startServerAndSpark() throws Exception {
+  void startServerAndTable() throws Exception {
     quirks = startServer();
-    spark = SparkSessions.local(getClass().getSimpleName());
     createContractTable();
   }
 
   @AfterAll
-  void stopSparkAndServer() throws Exception {
-    try {
-      if (spark != null) {
-        spark.stop();
-      }
-    } finally {
-      stopServer();
-    }
-  }
-
-  @AfterEach
-  void connectorHoldsNoArrowMemory(TestInfo test) {
-    ArrowLeaks.assertNoneLeft("after " + test.getDisplayName());
+  void stopTheServer() throws Exception {
+    stopServer();
   }
 
   private void createContractTable() {
@@ -144,7 +139,7 @@ abstract class FlightSqlContractSuite {
 
   /** {@code spark.read.format("flightsql")} with the server's URI. */
   protected DataFrameReader flightsql() {
-    return spark.read().format("flightsql").option("uri", quirks.uri()).options(quirks.options());
+    return spark().read().format("flightsql").option("uri", quirks.uri()).options(quirks.options());
   }
 
   /** The values of each row, in column order, as Spark returns them. */
@@ -245,10 +240,10 @@ abstract class FlightSqlContractSuite {
       {"SELECT count(*), max(score), min(name) FROM %s", "ReadSchema"},
     };
     for (String[] q : queries) {
-      Dataset<Row> pushed = spark.sql(String.format(q[0], "pushed_people"));
+      Dataset<Row> pushed = spark().sql(String.format(q[0], "pushed_people"));
       assertThat(sortedRows(pushed))
           .as(q[0])
-          .isEqualTo(sortedRows(spark.sql(String.format(q[0], "unpushed_people"))));
+          .isEqualTo(sortedRows(spark().sql(String.format(q[0], "unpushed_people"))));
       String plan = pushed.queryExecution().executedPlan().toString();
       if (quirks.pushes(q[0])) {
         assertThat(plan.toLowerCase(java.util.Locale.ROOT))
@@ -300,8 +295,8 @@ abstract class FlightSqlContractSuite {
       "SELECT count(*) FROM %s WHERE score IS NULL OR score < 0",
     };
     for (String q : queries) {
-      List<String> pushed = sortedRows(spark.sql(String.format(q, "all_pushed")));
-      List<String> unpushed = sortedRows(spark.sql(String.format(q, "none_pushed")));
+      List<String> pushed = sortedRows(spark().sql(String.format(q, "all_pushed")));
+      List<String> unpushed = sortedRows(spark().sql(String.format(q, "none_pushed")));
       assertThat(pushed).as("%s on %s", q, quirks.name()).isEqualTo(unpushed);
     }
   }
@@ -321,13 +316,13 @@ abstract class FlightSqlContractSuite {
     org.apache.spark.api.java.JavaRDD<Row> rdd = people.javaRDD();
     assertThat(rdd.collect()).hasSize(ROWS.size());
     assertThat(rdd.collect()).hasSize(ROWS.size());
-    String partitions = spark.conf().get("spark.sql.shuffle.partitions");
-    spark.conf().set("spark.sql.shuffle.partitions", "3");
+    String partitions = spark().conf().get("spark.sql.shuffle.partitions");
+    spark().conf().set("spark.sql.shuffle.partitions", "3");
     try {
       List<Row> sorted = people.orderBy(quirks.reportedName("id")).collectAsList();
       assertThat(values(sorted)).containsExactlyElementsOf(expected(ROWS, ContractColumn.values()));
     } finally {
-      spark.conf().set("spark.sql.shuffle.partitions", partitions);
+      spark().conf().set("spark.sql.shuffle.partitions", partitions);
     }
   }
 
@@ -390,19 +385,20 @@ abstract class FlightSqlContractSuite {
 
   @Test
   void answersSqlOverATemporaryView() {
-    spark.sql(
-        "CREATE TEMPORARY VIEW contract_view USING flightsql OPTIONS (uri '"
-            + quirks.uri()
-            + "', dbtable '"
-            + TABLE
-            + "'"
-            + quirks.options().entrySet().stream()
-                .map(o -> ", `" + o.getKey() + "` '" + o.getValue() + "'")
-                .collect(Collectors.joining())
-            + ")");
+    spark()
+        .sql(
+            "CREATE TEMPORARY VIEW contract_view USING flightsql OPTIONS (uri '"
+                + quirks.uri()
+                + "', dbtable '"
+                + TABLE
+                + "'"
+                + quirks.options().entrySet().stream()
+                    .map(o -> ", `" + o.getKey() + "` '" + o.getValue() + "'")
+                    .collect(Collectors.joining())
+                + ")");
     try {
       Row answer =
-          spark
+          spark()
               .sql(
                   "SELECT count(*) AS scored, count(name) AS named, max(id) AS last_id,"
                       + " sum(score) AS total FROM contract_view WHERE score IS NOT NULL")
@@ -413,7 +409,7 @@ abstract class FlightSqlContractSuite {
       assertThat(((Number) answer.get(2)).longValue()).isEqualTo(5);
       assertThat(answer.getDouble(3)).isEqualTo(1.5 - 2.25 + 0.0 + 1.0e10);
     } finally {
-      spark.sql("DROP VIEW contract_view");
+      spark().sql("DROP VIEW contract_view");
     }
   }
 
@@ -431,7 +427,7 @@ abstract class FlightSqlContractSuite {
 
     assertThatThrownBy(
             () ->
-                spark
+                spark()
                     .read()
                     .format("flightsql")
                     .option("uri", nowhere)

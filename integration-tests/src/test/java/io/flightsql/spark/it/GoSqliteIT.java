@@ -59,7 +59,7 @@ class GoSqliteIT extends FlightSqlContractSuite implements FailedWriteContract {
    */
   @Test
   void catalogShowsDescribesReadsAndWritesSqlitesTables() {
-    CatalogStatements sqlite = new CatalogStatements(spark, "sqlite", SERVER.uri());
+    CatalogStatements sqlite = new CatalogStatements(spark(), "sqlite", SERVER.uri());
     assertThat(sqlite.rows("SHOW NAMESPACES IN sqlite")).containsExactly("main");
     assertThat(sqlite.rows("SHOW NAMESPACES IN sqlite.main")).isEmpty();
     assertThat(sqlite.rows("SHOW TABLES IN sqlite.main"))

@@ -65,13 +65,13 @@ class SailIT extends FlightSqlContractSuite {
             "SELECT id FROM %s WHERE s = '42'",
             "SELECT count(*), max(id), min(s) FROM %s WHERE id > 1",
             "SELECT id, s FROM %s ORDER BY id DESC LIMIT 2")) {
-      assertThat(rows(spark.sql(String.format(sql, "sail_pushed"))))
+      assertThat(rows(spark().sql(String.format(sql, "sail_pushed"))))
           .as(sql)
-          .isEqualTo(rows(spark.sql(String.format(sql, "sail_unpushed"))))
+          .isEqualTo(rows(spark().sql(String.format(sql, "sail_unpushed"))))
           .isNotEmpty();
     }
     assertThat(
-            spark
+            spark()
                 .sql("SELECT id FROM sail_pushed WHERE s = '42'")
                 .queryExecution()
                 .executedPlan()

@@ -14,11 +14,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,30 +25,19 @@ import org.junit.jupiter.api.io.TempDir;
  * DuckDB server with mutual TLS, a token, a header and cookie sessions; and endpoint locations:
  * failover past a dead address, and a plaintext location behind a TLS uri refused.
  */
+@ExtendWith(ArrowLeakCheckExtension.class)
 class SecureDuckDbIT {
   private static final String TOKEN = "it-Secr3t-token";
   private static final String RANGE = "SELECT * FROM range(0, 1000) t(id)";
 
   @TempDir static Path directory;
   private static TestCertificates certificates;
-  private static SparkSession spark;
+
+  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   @BeforeAll
   static void start() {
     certificates = TestCertificates.create(directory);
-    spark = SparkSessions.local("SecureDuckDbIT");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-    }
-  }
-
-  @AfterEach
-  void noLeaks() {
-    ArrowLeaks.assertNoneLeft("after a secure DuckDB test");
   }
 
   private static DuckDbFlightSqlServerBuilder server() {
@@ -62,6 +50,7 @@ class SecureDuckDbIT {
 
   private static long count(String uri, Map<String, String> options) {
     return spark
+        .session()
         .read()
         .format("flightsql")
         .option("uri", uri)
@@ -92,6 +81,7 @@ class SecureDuckDbIT {
       // Two endpoints whose tickets belong to the planning session: executors need its cookie.
       assertThat(count(server.uri(), options)).isEqualTo(1000);
       spark
+          .session()
           .range(0, 10)
           .toDF("id")
           .write()
@@ -103,6 +93,7 @@ class SecureDuckDbIT {
           .save();
       assertThat(
               spark
+                  .session()
                   .read()
                   .format("flightsql")
                   .option("uri", server.uri())
