@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.metadata.ServerFacts;
+import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.ResolvedDialect;
@@ -17,6 +18,7 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -226,6 +228,35 @@ class PushdownFailuresTest {
       assertThat(builder.build().description())
           .contains("Dialect: ansi", "PushedFilters: []", "SQL: SELECT * FROM t]");
     }
+  }
+
+  /**
+   * A builder that Spark drops without building it (another optimizer rule failing after its
+   * pushdown) does not keep its probe session: the session's allocator is closed once the garbage
+   * collector finds the builder unreachable.
+   */
+  @Test
+  void theProbeSessionOfADroppedBuilderIsClosed() throws Exception {
+    try (DuckDbFlightSqlServer server = duckDb()) {
+      long before = Allocators.openChildren();
+      openProbeSessionAndDrop(server.uri());
+      assertThat(Allocators.openChildren())
+          .as("the probe session's allocator")
+          .isEqualTo(before + 1);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (Allocators.openChildren() > before && System.nanoTime() < deadline) {
+        System.gc();
+        Thread.sleep(20);
+      }
+      assertThat(Allocators.openChildren())
+          .as("allocators open once the builder is gone")
+          .isEqualTo(before);
+    }
+  }
+
+  /** Opens a builder's probe session, as its first probe does, and keeps no reference to it. */
+  private static void openProbeSessionAndDrop(String uri) {
+    new PushdownProbes(config(uri)).session();
   }
 
   /** Which failures are answers (nothing pushed) and which are raised, by status. */

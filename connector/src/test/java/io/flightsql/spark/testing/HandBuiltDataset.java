@@ -17,6 +17,8 @@ import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.ArrowDictionaryBatch;
 import org.apache.arrow.vector.ipc.message.ArrowMessage;
@@ -145,8 +147,17 @@ public final class HandBuiltDataset {
 
     /** A record batch of the root's vectors and row count. */
     public Builder batch(VectorSchemaRoot root) {
+      return batch(root, NoCompressionCodec.INSTANCE);
+    }
+
+    /**
+     * A record batch of the root's vectors and row count, its buffers compressed by {@code codec},
+     * as the IPC format lets a server send them (a codec that writes garbage makes a batch no
+     * client can decompress).
+     */
+    public Builder batch(VectorSchemaRoot root, CompressionCodec codec) {
       checkColumns(root);
-      try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+      try (ArrowRecordBatch batch = new VectorUnloader(root, true, codec, true).getRecordBatch()) {
         current().add(flightData(batch, batch));
       }
       current().rowCount += root.getRowCount();

@@ -198,6 +198,12 @@ public final class FlightErrors {
     if (!tls.isEmpty()) {
       return tls;
     }
+    if (failedDecompressing(t)) {
+      return "A record batch that the server compressed could not be decompressed: its body is"
+          + " corrupt, or not in the format of the codec it names (ZSTD or LZ4_FRAME). Read the"
+          + " query with the server's compression off to tell whether the server or the link"
+          + " spoils it";
+    }
     switch (status) {
       case "UNAVAILABLE":
         if (serverMessage.contains("Keepalive failed")) {
@@ -223,6 +229,26 @@ public final class FlightErrors {
       default:
         return "";
     }
+  }
+
+  /**
+   * Whether Arrow's codec failed to decompress a record batch: a frame of its compression packages
+   * (relocated or not) threw, or a message says so.
+   */
+  private static boolean failedDecompressing(Throwable t) {
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
+      if (String.valueOf(c.getMessage()).toLowerCase(Locale.ROOT).contains("decompress")) {
+        return true;
+      }
+      for (StackTraceElement frame : c.getStackTrace()) {
+        String where = frame.getClassName();
+        if (where.contains("arrow.compression.") || where.contains("arrow.vector.compression.")) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** A hint for a failed TLS handshake, found in the messages of the exception chain. */
