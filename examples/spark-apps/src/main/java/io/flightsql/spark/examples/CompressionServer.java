@@ -42,4 +42,8 @@ interface CompressionServer extends AutoCloseable {
    * @throws IllegalStateException when a row differs, is missing or is extra
    */
   String checkReadBack(Dataset<Row> written);
+
+  /** Stops the server; throws nothing checked, so that try-with-resources needs no catch. */
+  @Override
+  void close();
 }

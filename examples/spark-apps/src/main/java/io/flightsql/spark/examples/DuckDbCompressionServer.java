@@ -63,7 +63,7 @@ final class DuckDbCompressionServer implements CompressionServer {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     server.close();
   }
 }

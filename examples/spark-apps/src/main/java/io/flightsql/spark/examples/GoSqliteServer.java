@@ -82,11 +82,20 @@ final class GoSqliteServer implements AutoCloseable {
     return "grpc://127.0.0.1:" + port;
   }
 
+  /**
+   * Stops the server, forcibly after 10 s. An interrupt while waiting is kept as the thread's
+   * interrupt status, so that this close throws no InterruptedException.
+   */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     process.destroy();
-    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+    try {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
       process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 

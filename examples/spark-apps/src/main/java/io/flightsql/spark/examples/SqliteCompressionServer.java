@@ -176,7 +176,7 @@ final class SqliteCompressionServer implements CompressionServer {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
       admin.close();
       allocator.close();
