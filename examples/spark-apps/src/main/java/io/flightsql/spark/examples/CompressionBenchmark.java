@@ -1,6 +1,5 @@
 package io.flightsql.spark.examples;
 
-import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,21 +16,23 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * Writes the same rows through the connector with option {@code compression} {@code none}, {@code
- * zstd} and {@code lz4}, over a TCP link through Toxiproxy to an embedded DuckDB server: first
- * unlimited (loopback), then limited to each bandwidth of {@code --mbits}, client to server. For
- * each link and compression it prints rows per second, the bytes on the wire and how both compare
- * with {@code none} on the same link, all measured in the same run.
+ * zstd} and {@code lz4}, over a TCP link through Toxiproxy to a server: first unlimited (loopback),
+ * then limited to each bandwidth of {@code --mbits}, client to server. For each link and
+ * compression it prints rows per second, the bytes on the wire and how both compare with {@code
+ * none} on the same link, all measured in the same run.
  *
- * <p>The rows are {@link WriteBenchmark#lineitem}'s, cached in Spark before any timing; the
- * megabytes of Arrow data are those of their Arrow buffers. The server is started {@code
- * without("RowStorage")}: it decodes each upload (decompressing it), counts its rows, checked after
- * every write, and drops them, so that the figures are the client's and the link's, not DuckDB's
- * inserts. The bytes on the wire are those of the gRPC messages the server received during the
- * write ({@code DuckDbFlightSqlServer.bytesReceived()}): the compressed batches, and the few calls
- * that plan the write. On each link every compression writes once to warm up, then they take turns
- * for {@code --iterations} rounds; the figures are medians.
+ * <p>The server ({@code --server}) is the embedded DuckDB server ({@link DuckDbCompressionServer}),
+ * which drops the rows it decodes so that the figures are the client's and the link's, or
+ * arrow-go's SQLite example ({@link SqliteCompressionServer}), a server this project did not write,
+ * which stores them. The rows are {@link WriteBenchmark#lineitem}'s (in types the server can take),
+ * cached in Spark before any timing; the megabytes of Arrow data are those of their Arrow buffers.
+ * The server's row count is checked after every write, and on a server that keeps the rows, the
+ * first write of each compression is read back and compared with the rows sent, row for row. On
+ * each link every compression writes once to warm up, then they take turns for {@code --iterations}
+ * rounds; the figures are medians.
  *
  * <pre>mvn -q -pl examples/spark-apps exec:exec@compression-benchmark
+ * mvn -q -pl examples/spark-apps exec:exec@compression-benchmark -Dbenchmark.args="--server sqlite"
  * </pre>
  */
 public final class CompressionBenchmark {
@@ -39,11 +40,11 @@ public final class CompressionBenchmark {
   static final List<String> CODECS = List.of("none", "zstd", "lz4");
 
   private final CompressionBenchmarkArgs args;
-  private final DuckDbFlightSqlServer server;
+  private final CompressionServer server;
   private final ToxiproxyLink link;
 
   private CompressionBenchmark(
-      CompressionBenchmarkArgs args, DuckDbFlightSqlServer server, ToxiproxyLink link) {
+      CompressionBenchmarkArgs args, CompressionServer server, ToxiproxyLink link) {
     this.args = args;
     this.server = server;
     this.link = link;
@@ -74,8 +75,10 @@ public final class CompressionBenchmark {
       return;
     }
     Path log = Files.createTempFile("toxiproxy-", ".log");
-    try (DuckDbFlightSqlServer server =
-            DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).without("RowStorage").start();
+    try (CompressionServer server =
+            args.server().equals("sqlite")
+                ? SqliteCompressionServer.start(Files.createTempFile("sqlite-flightsql-", ".log"))
+                : new DuckDbCompressionServer();
         ToxiproxyLink link = ToxiproxyLink.start(server.port(), log)) {
       new CompressionBenchmark(args, server, link).run();
     }
@@ -95,7 +98,8 @@ public final class CompressionBenchmark {
     try (BufferAllocator allocator = new RootAllocator()) {
       ReadBenchmark.printEnvironment(spark);
       System.out.println("Load average before: " + loadBefore);
-      Dataset<Row> data = WriteBenchmark.lineitem(spark, args.rows()).cache();
+      System.out.println("Server: " + server.description());
+      Dataset<Row> data = server.rows(spark, args.rows()).cache();
       data.count();
       long arrowBytes;
       try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator)) {
@@ -142,7 +146,7 @@ public final class CompressionBenchmark {
           double wire = cell.medianWireBytes();
           System.out.printf(
               Locale.ROOT,
-              "| %s | %s | %.2f s | %.2f M | %.1f | %.1f | %.1f | %.2fx | %.2f |%n",
+              "| %s | %s | %.2f s | %.3f M | %.1f | %.1f | %.1f | %.2fx | %.2f |%n",
               entry.getKey() == 0 ? "unlimited" : entry.getKey() + " Mbit/s",
               codec,
               seconds,
@@ -163,27 +167,27 @@ public final class CompressionBenchmark {
    * Writes the rows once per compression to warm up, then {@code --iterations} rounds in which each
    * compression writes once, printing every write.
    */
-  private Map<String, Cell> measure(Dataset<Row> data, int megabits) {
+  private Map<String, Cell> measure(Dataset<Row> data, int megabits) throws Exception {
     String linkName = megabits == 0 ? "unlimited" : megabits + " Mbit/s";
     String uri = "grpc://127.0.0.1:" + link.port();
     Map<String, Cell> cells = new LinkedHashMap<>();
     for (int round = 0; round <= args.iterations(); round++) {
       for (String codec : CODECS) {
+        server.beforeWrite();
         System.gc();
-        long rowsBefore = server.discardedRows();
         long bytesBefore = server.bytesReceived();
         long start = System.nanoTime();
         data.write()
             .format("flightsql")
+            .options(server.writeOptions())
             .option("uri", uri)
             .option("dbtable", TABLE)
-            .option("writeMethod", "ingest")
             .option("compression", codec)
             .mode("append")
             .save();
         double took = ReadBenchmark.seconds(start);
         long wire = server.bytesReceived() - bytesBefore;
-        long rows = server.discardedRows() - rowsBefore;
+        long rows = server.rowsWritten();
         if (rows != args.rows()) {
           throw new IllegalStateException(
               "The server received " + rows + " rows from a write of " + args.rows());
@@ -196,6 +200,10 @@ public final class CompressionBenchmark {
             round == 0 ? "warm-up" : "run " + round + "  ",
             took,
             wire);
+        if (round == 0 && megabits == 0) {
+          System.out.printf(
+              Locale.ROOT, "%-12s %-5s %s%n", linkName, codec, server.checkReadBack(data));
+        }
         if (round > 0) {
           Cell cell = cells.computeIfAbsent(codec, c -> new Cell());
           cell.seconds().add(took);

@@ -61,7 +61,12 @@ final class RawFlightSqlWriter implements AutoCloseable {
   }
 
   void drop(String table) {
-    client.executeUpdate("DROP TABLE IF EXISTS " + table);
+    execute("DROP TABLE IF EXISTS " + table);
+  }
+
+  /** Runs a statement that returns no rows (DDL, {@code DELETE}), outside any transaction. */
+  void execute(String sql) {
+    client.executeUpdate(sql);
   }
 
   /**

@@ -127,7 +127,8 @@ final class ToxiproxyLink implements AutoCloseable {
     process.destroy();
   }
 
-  private static boolean accepts(int port) {
+  /** Whether a TCP connection to {@code port} of 127.0.0.1 is accepted within 200 ms. */
+  static boolean accepts(int port) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
       return true;
