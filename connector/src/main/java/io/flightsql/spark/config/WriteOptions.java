@@ -29,11 +29,14 @@ public final class WriteOptions {
 
   public static final OptionSpec<Long> BATCH_BYTES =
       OptionTypes.positiveLong("batchBytes", "a positive number of bytes", SCOPE)
-          .defaultValue(4L * 1024 * 1024)
+          .defaultValue(3L * 1024 * 1024)
           .description(
               "The most bytes (Arrow buffer sizes, estimated as rows are added) in one Arrow"
                   + " batch sent by a write task. A task holds about two batches in memory,"
-                  + " whatever its size.");
+                  + " whatever its size. Each batch is one gRPC message, a little larger than"
+                  + " its buffers: gRPC servers refuse messages over 4 MiB unless configured"
+                  + " otherwise (gRPC-Go's and grpc-java's default), so keep it well under"
+                  + " that for them.");
 
   public static final OptionSpec<UploadCompression> COMPRESSION =
       OptionTypes.choice("compression", SCOPE, UploadCompression.values())

@@ -27,7 +27,7 @@ class FlightSqlWriteConfigTest {
     assertThat(config.table()).isEqualTo(new TableRef(null, null, "sales"));
     assertThat(config.method()).isEqualTo(WriteMethod.AUTO);
     assertThat(config.batchRows()).isEqualTo(65536);
-    assertThat(config.batchBytes()).isEqualTo(4_194_304L);
+    assertThat(config.batchBytes()).isEqualTo(3_145_728L);
     assertThat(config.truncate()).isFalse();
     assertThat(config.atomic()).isEqualTo(Atomic.AUTO);
     assertThat(config.compression()).isEqualTo(UploadCompression.NONE);

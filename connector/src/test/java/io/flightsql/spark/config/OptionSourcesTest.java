@@ -39,7 +39,7 @@ class OptionSourcesTest {
     FlightSqlWriteConfig write = FlightSqlWriteConfig.from(merged);
     assertThat(write.uri().toString()).isEqualTo("grpc://explicit:1");
     assertThat(write.batchRows()).isEqualTo(7);
-    assertThat(write.batchBytes()).isEqualTo(4_194_304L);
+    assertThat(write.batchBytes()).isEqualTo(3_145_728L);
     FlightSqlReadConfig read = FlightSqlReadConfig.from(merged);
     assertThat(read.pushDownLimit()).isFalse();
     assertThat(read.pushDownOffset()).isTrue();

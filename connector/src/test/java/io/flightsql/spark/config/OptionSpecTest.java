@@ -42,7 +42,7 @@ class OptionSpecTest {
     assertThat(WriteOptions.WRITE_METHOD.defaultText()).contains("auto");
     assertThat(ConnectionOptions.CONNECT_TIMEOUT.defaultValue()).contains(Duration.ofSeconds(30));
     assertThat(ConnectionOptions.CONNECT_TIMEOUT.defaultText()).contains("30s");
-    assertThat(WriteOptions.BATCH_BYTES.defaultText()).contains("4194304");
+    assertThat(WriteOptions.BATCH_BYTES.defaultText()).contains("3145728");
     assertThat(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE.defaultText()).contains("2147483647");
     assertThat(ReadOptions.PUSH_DOWN_TOP_N.defaultValue()).contains(true);
     assertThat(ConnectionOptions.CALL_TIMEOUT.defaultValue()).isEmpty();

@@ -96,6 +96,50 @@ class GoSqliteIT extends FlightSqlContractSuite implements FailedWriteContract {
   }
 
   /**
+   * A write task's batches fit gRPC-Go's default limit of 4 MiB per received message with the
+   * default options: 120,000 rows of about 110 bytes in one task, uncompressed, arrive whole. (With
+   * batches of 4 MiB of Arrow buffers, the former default, the server refused the first batch: the
+   * IPC message around them is a little larger.) A server that refuses a batch as too large says
+   * which option makes batches smaller.
+   */
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.MINUTES) // SQLite inserts one row at a time
+  void batchesOfTheDefaultSizeFitTheServersMessageLimit() {
+    String table = Names.next("big_batches");
+    Dataset<Row> rows =
+        spark()
+            .range(0, 120_000, 1, 1)
+            .selectExpr("id", "repeat('x', 100) AS " + quirks().reportedName("note"));
+    rows.write()
+        .format("flightsql")
+        .option("uri", SERVER.uri())
+        .option("dbtable", table)
+        .mode("append")
+        .save();
+    assertThat(
+            FlightSqlUpdates.rows(
+                SERVER.uri(),
+                "SELECT COUNT(*), SUM(id), SUM(LENGTH(note)) FROM " + table,
+                java.time.Duration.ofMinutes(5)))
+        .containsExactly("120000|7199940000|12000000");
+
+    assertThatThrownBy(
+            () ->
+                rows.write()
+                    .format("flightsql")
+                    .option("uri", SERVER.uri())
+                    .option("dbtable", table)
+                    .option("batchBytes", String.valueOf(8L * 1024 * 1024))
+                    .option("batchSize", "1000000")
+                    .option("atomic", "false")
+                    .mode("append")
+                    .save())
+        .hasMessageContaining("RESOURCE_EXHAUSTED")
+        .hasMessageContaining("larger than max")
+        .hasMessageContaining("lower option 'batchBytes'");
+  }
+
+  /**
    * arrow-go's example sends a column without a declared type (an expression, a bare NULL) as a
    * dense union of int64, float64 and string, since SQLite types each value on its own. Spark has
    * no union type: the connector refuses it naming the option that reads it as text, and with that

@@ -216,6 +216,14 @@ public final class FlightErrors {
         }
         return "Check that the server is running and that option 'uri' names its host, port"
             + " and scheme (grpc:// for plaintext, grpc+tls:// for TLS)";
+      case "RESOURCE_EXHAUSTED":
+        if (serverMessage.contains("larger than max")) {
+          return "The server refuses gRPC messages this large (gRPC's default limit is 4 MiB):"
+              + " for a write, lower option 'batchBytes' (each batch is one message, a little"
+              + " larger than its Arrow buffers), or raise the server's limit on received"
+              + " messages";
+        }
+        return "";
       case "UNAUTHENTICATED":
         return "Check the credentials: options 'username' and 'password' (or 'passwordEnv',"
             + " 'passwordFile'), or 'token' (or 'tokenEnv', 'tokenFile')";

@@ -42,7 +42,7 @@ import org.apache.spark.sql.types.StructType;
  * A DataFrame's rows as Arrow record batches, built before any timing so that an upload of them
  * costs nothing but the sending: what the raw client of {@link WriteBenchmark} sends. The Arrow
  * types are those the connector gives the same Spark types (docs/types.md), and a batch ends, as
- * the connector's do by default, at 65,536 rows or 4 MiB of values, offsets and string bytes,
+ * the connector's do by default, at 65,536 rows or 3 MiB of values, offsets and string bytes,
  * whichever comes first. Only the column types of the benchmark's data are supported: BIGINT, INT,
  * DOUBLE, DECIMAL, STRING, DATE, TIMESTAMP and TIMESTAMP_NTZ, read from rows with Spark's Java 8
  * date and time classes ({@code spark.sql.datetime.java8API.enabled}).
@@ -52,7 +52,7 @@ import org.apache.spark.sql.types.StructType;
 final class PrebuiltBatches implements AutoCloseable {
 
   static final int BATCH_ROWS = 65_536;
-  static final long BATCH_BYTES = 4L << 20;
+  static final long BATCH_BYTES = 3L << 20;
 
   private final BufferAllocator allocator;
   private final Schema schema;

@@ -100,11 +100,11 @@ final class SqliteCompressionServer implements CompressionServer {
   }
 
   /**
-   * Batches of at most 3 MiB of Arrow buffers, for all three compressions alike. At the default
-   * {@code batchBytes} (4 MiB, counted without the IPC message's own bytes) an uncompressed batch
-   * becomes a gRPC message slightly over 4 MiB, and arrow-go's server refuses any message over
-   * gRPC-Go's default 4 MiB: {@code RESOURCE_EXHAUSTED: grpc: received message larger than max
-   * (4238257 vs. 4194304)}.
+   * Batches of at most 3 MiB of Arrow buffers, for all three compressions alike: the connector's
+   * default, stated so that the figures keep their meaning if it changes. At 4 MiB (counted without
+   * the IPC message's own bytes) an uncompressed batch becomes a gRPC message slightly over 4 MiB,
+   * and arrow-go's server refuses any message over gRPC-Go's default 4 MiB: {@code
+   * RESOURCE_EXHAUSTED: grpc: received message larger than max (4238257 vs. 4194304)}.
    */
   private static final long BATCH_BYTES = 3L << 20;
 
