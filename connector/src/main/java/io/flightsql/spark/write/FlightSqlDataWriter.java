@@ -2,6 +2,7 @@ package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.Warmup;
 import io.flightsql.spark.client.upload.DoPutUpload;
 import io.flightsql.spark.client.upload.IngestMode;
@@ -10,6 +11,7 @@ import io.flightsql.spark.metrics.BytesSentMetric;
 import io.flightsql.spark.metrics.RowsWrittenMetric;
 import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.vector.ArrowBatchBuilder;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -89,7 +91,23 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
   /** Creates the staging table now, or lets the ingestion that fills it create it. */
   private void createStagingTable() {
     if (plan.stagingByDdl()) {
-      session.executeUpdate(plan.dialect().createTable(destination, plan.schema()), null);
+      try {
+        session.executeUpdate(plan.dialect().createTable(destination, plan.schema()), null);
+      } catch (RuntimeException e) {
+        if (!FlightErrors.isUnimplemented(e)) {
+          throw e;
+        }
+        // A server that takes rows but runs no statement cannot stage: say how to write anyway.
+        throw FlightErrors.failure(
+            "DoPut(CommandStatementUpdate)",
+            session.server(),
+            FlightStatusCode.UNIMPLEMENTED,
+            "the server runs no SQL statement, and a write that keeps the table until its commit"
+                + " needs them (CREATE TABLE of a staging table, INSERT ... SELECT, DROP TABLE)",
+            "Set option 'atomic' to false to write into the table directly; a failed job then"
+                + " leaves the rows of the tasks that finished (see docs/writing.md)",
+            e);
+      }
     }
     stagingCreated = true;
   }

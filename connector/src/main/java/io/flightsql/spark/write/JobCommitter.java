@@ -2,6 +2,8 @@ package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.write.WritePlan.Commit;
 import io.flightsql.spark.write.WritePlan.TableChange;
@@ -36,6 +38,9 @@ final class JobCommitter {
    * aborts a catalog write whose commit failed) cannot say the table is as it was.
    */
   private boolean tableTouched;
+
+  /** Whether the job's COMMIT was sent and its answer lost: the server may have committed it. */
+  private boolean commitUnanswered;
 
   JobCommitter(WritePlan plan) {
     this.plan = plan;
@@ -124,7 +129,12 @@ final class JobCommitter {
             dropStagingTables(session, staged);
           }
         });
-    if (tableTouched) {
+    if (commitUnanswered) {
+      LOG.warn(
+          "The write to {} failed at its COMMIT, whose answer was lost: the table has either all"
+              + " of the job's rows or none; read it before running the job again",
+          plan.target());
+    } else if (tableTouched) {
       LOG.warn(
           "The write to {} failed during its commit, which {}: the commit's error says which"
               + " statement failed",
@@ -175,10 +185,34 @@ final class JobCommitter {
       for (TableRef table : staged) {
         session.executeUpdate(dialect.insertSelect(target, table, plan.schema()), transaction);
       }
-      session.commit(transaction);
+      commitTelling(session, transaction);
     } catch (RuntimeException e) {
       Transactions.rollback(session, transaction, e, "the commit of the write to " + target);
       throw e;
+    }
+  }
+
+  /**
+   * Commits the transaction. A COMMIT whose answer was lost (out of time, connection lost) may have
+   * been carried out: the error says so, since the job's failure would otherwise suggest the table
+   * was left as it was, and a second run of the job could add its rows twice. The table shows all
+   * of the job's rows or none, never part of them.
+   */
+  private void commitTelling(FlightSqlSession session, byte[] transaction) {
+    try {
+      session.commit(transaction);
+    } catch (FlightSqlConnectorException e) {
+      if (!FlightErrors.isAnswerLost(e)) {
+        throw e;
+      }
+      commitUnanswered = true;
+      throw FlightErrors.amend(
+          e,
+          "The server's answer to the job's COMMIT was lost, so whether the server carried it out"
+              + " is unknown: "
+              + plan.target()
+              + " has either all of the job's rows or none of them. Read it before running the"
+              + " job again");
     }
   }
 

@@ -234,7 +234,7 @@ class BlackHoleIT {
   }
 
   @Test
-  void duringAWritesCommitTheCommitFailsNamingStreamIdleTimeoutAndTheTableKeepsNothing()
+  void duringAWritesCommitTheCommitFailsNamingStreamIdleTimeoutAndItsUnknownOutcome()
       throws Exception {
     CountDownLatch commitReached = new CountDownLatch(1);
     CountDownLatch holeMade = new CountDownLatch(1);
@@ -292,12 +292,18 @@ class BlackHoleIT {
       holeMade.countDown();
       String seen = failureOf("a write's commit (DuckDB, atomic)", write, start);
       TOXIPROXY.reset();
-      assertThat(seen).contains("failed for " + uri).contains("option 'streamIdleTimeout' (3 s)");
-      assertThat(taskFailures).isNotEmpty();
-      assertThat(taskFailures.get(0))
+      // The tasks filled their staging tables; the commit that failed is the job's, on the driver.
+      assertThat(seen)
           .contains("[flightsql] EndTransaction(COMMIT) failed for " + uri)
           .contains("TIMED_OUT: no answer within option 'streamIdleTimeout' (3 s)");
-      assertThat(rowsOf(server, "w_commit")).as("rows in the target").isZero();
+      assertThat(taskFailures).as("task failures").isEmpty();
+      // The server got the COMMIT before the link went silent: it may have carried it out.
+      assertThat(seen)
+          .contains(
+              "The server's answer to the job's COMMIT was lost, so whether the server carried it"
+                  + " out is unknown: \"memory\".\"main\".\"w_commit\" has either all of the job's rows or none of them."
+                  + " Read it before running the job again");
+      assertThat(rowsOf(server, "w_commit")).as("rows in the target").isIn(0L, (long) ROWS);
     } finally {
       spark.session().sparkContext().removeSparkListener(listener);
     }

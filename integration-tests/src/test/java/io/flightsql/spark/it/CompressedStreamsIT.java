@@ -1,6 +1,7 @@
 package io.flightsql.spark.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.RecordBatchCodecs;
 import java.math.BigDecimal;
@@ -79,11 +80,43 @@ class CompressedStreamsIT {
         .option("uri", SERVER.uri())
         .option("dbtable", table)
         .option("writeMethod", "ingest")
+        // The test server takes ingestion and runs no SQL statement, which staging needs.
+        .option("atomic", "false")
         .option("compression", compression)
         .mode("append")
         .save();
 
     assertSameRows(sorted(read(table)), sorted(data));
+  }
+
+  /**
+   * With the default {@code atomic}, a write to a server that runs no SQL statement cannot stage
+   * its rows: the task fails saying so and naming the option that writes directly, and the table
+   * gets no row.
+   */
+  @org.junit.jupiter.api.Test
+  void aStagedWriteToAServerWithoutStatementsSaysToSetAtomicFalse() {
+    String table = "plain_uploads";
+    long before = read(table).count();
+    assertThatThrownBy(
+            () ->
+                spark
+                    .session()
+                    .sql(
+                        "SELECT id, CAST(NULL AS STRING) AS name, CAST(0 AS DECIMAL(14, 2)) AS"
+                            + " amount, timestamp_seconds(0) AS seen FROM range(0, 10, 1, 1)")
+                    .write()
+                    .format("flightsql")
+                    .option("uri", SERVER.uri())
+                    .option("dbtable", table)
+                    .option("writeMethod", "ingest")
+                    .mode("append")
+                    .save())
+        .hasMessageContaining(
+            "[flightsql] DoPut(CommandStatementUpdate) failed for " + SERVER.uri())
+        .hasMessageContaining("UNIMPLEMENTED: the server runs no SQL statement")
+        .hasMessageContaining("Set option 'atomic' to false to write into the table directly");
+    assertThat(read(table).count()).as("rows in the table").isEqualTo(before);
   }
 
   /** Equal lists, or a failure that shows the sizes and the first row that differs. */

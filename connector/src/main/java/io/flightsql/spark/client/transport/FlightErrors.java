@@ -59,6 +59,28 @@ public final class FlightErrors {
   }
 
   /**
+   * {@code failure} with one more sentence, saying what it means where it happened; its status and
+   * the server's words are kept, and {@code failure} is the cause.
+   */
+  public static FlightSqlConnectorException amend(
+      FlightSqlConnectorException failure, String sentence) {
+    String message = failure.getMessage();
+    String separator = message.endsWith(".") ? " " : ". ";
+    return new FlightSqlConnectorException(
+        message + separator + sentence, failure.statusCode(), failure.serverMessage(), failure);
+  }
+
+  /**
+   * True when a call's answer may have been lost after the server acted on it: the call ran out of
+   * time or was cancelled, the connection failed, or the stream was reset. A server that answered
+   * with any other status said what it did.
+   */
+  public static boolean isAnswerLost(Throwable t) {
+    String status = statusOf(t);
+    return "TIMED_OUT".equals(status) || "CANCELLED".equals(status) || isRetryable(t);
+  }
+
+  /**
    * Wraps a failure of one RPC: {@code [flightsql] <rpc> failed for <uri>: <STATUS>: <message>},
    * with the innermost cause's message when it says more and a hint for the status. The status and
    * message are those of the first Flight or connector failure in {@code t}'s chain of causes, so
