@@ -26,20 +26,34 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 final class FlightSqlUpdates {
   private FlightSqlUpdates() {}
 
-  static long execute(String uri, String sql) {
+  /** One use of a client of the server. */
+  @FunctionalInterface
+  private interface Use<T> {
+    T apply(FlightClient client, FlightSqlClient sql) throws Exception;
+  }
+
+  /**
+   * Runs {@code use} with a client of its own, closed after it; a failure names {@code what} and
+   * the server.
+   */
+  private static <T> T withClient(String uri, String what, Use<T> use) {
     URI address = URI.create(uri);
     try (BufferAllocator allocator = new RootAllocator();
         FlightClient client =
             FlightClient.builder(
                     allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
                 .build()) {
-      return new FlightSqlClient(client).executeUpdate(sql);
+      return use.apply(client, new FlightSqlClient(client));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while running: " + sql, e);
-    } catch (RuntimeException e) {
-      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
+      throw new IllegalStateException("Interrupted while running: " + what, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not run '" + what + "' on " + uri + ": " + e, e);
     }
+  }
+
+  static long execute(String uri, String sql) {
+    return withClient(uri, sql, (client, flightSql) -> flightSql.executeUpdate(sql));
   }
 
   /**
@@ -47,45 +61,26 @@ final class FlightSqlUpdates {
    * end, for servers that run DDL and DML only that way (Sail); returns the rows read.
    */
   static long query(String uri, String sql) {
-    URI address = URI.create(uri);
-    try (BufferAllocator allocator = new RootAllocator();
-        FlightClient client =
-            FlightClient.builder(
-                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
-                .build()) {
-      long rows = 0;
-      FlightInfo info = new FlightSqlClient(client).execute(sql);
-      for (FlightEndpoint endpoint : info.getEndpoints()) {
-        try (FlightStream stream = client.getStream(endpoint.getTicket())) {
-          while (stream.next()) {
-            rows += stream.getRoot().getRowCount();
+    return withClient(
+        uri,
+        sql,
+        (client, flightSql) -> {
+          long rows = 0;
+          for (FlightEndpoint endpoint : flightSql.execute(sql).getEndpoints()) {
+            try (FlightStream stream = client.getStream(endpoint.getTicket())) {
+              while (stream.next()) {
+                rows += stream.getRoot().getRowCount();
+              }
+            }
           }
-        }
-      }
-      return rows;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while running: " + sql, e);
-    } catch (Exception e) {
-      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
-    }
+          return rows;
+        });
   }
 
   /** Runs one statement as {@link #execute(String, String)} does, within {@code deadline}. */
   static long execute(String uri, String sql, Duration deadline) {
-    URI address = URI.create(uri);
-    try (BufferAllocator allocator = new RootAllocator();
-        FlightClient client =
-            FlightClient.builder(
-                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
-                .build()) {
-      return new FlightSqlClient(client).executeUpdate(sql, within(deadline));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while running: " + sql, e);
-    } catch (RuntimeException e) {
-      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
-    }
+    return withClient(
+        uri, sql, (client, flightSql) -> flightSql.executeUpdate(sql, within(deadline)));
   }
 
   /**
@@ -93,97 +88,74 @@ final class FlightSqlUpdates {
    * within {@code deadline}: what any other client of the server sees.
    */
   static List<String> rows(String uri, String sql, Duration deadline) {
-    URI address = URI.create(uri);
     CallOption within = within(deadline);
-    try (BufferAllocator allocator = new RootAllocator();
-        FlightClient client =
-            FlightClient.builder(
-                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
-                .build()) {
-      FlightSqlClient sqlClient = new FlightSqlClient(client);
-      FlightInfo info = sqlClient.execute(sql, within);
-      List<String> rows = new ArrayList<>();
-      for (FlightEndpoint endpoint : info.getEndpoints()) {
-        try (FlightStream stream = client.getStream(endpoint.getTicket(), within)) {
-          while (stream.next()) {
-            VectorSchemaRoot root = stream.getRoot();
-            for (int i = 0; i < root.getRowCount(); i++) {
-              StringBuilder row = new StringBuilder();
-              for (FieldVector vector : root.getFieldVectors()) {
-                row.append(row.length() > 0 ? "|" : "").append(vector.getObject(i));
+    return withClient(
+        uri,
+        sql,
+        (client, flightSql) -> {
+          List<String> rows = new ArrayList<>();
+          for (FlightEndpoint endpoint : flightSql.execute(sql, within).getEndpoints()) {
+            try (FlightStream stream = client.getStream(endpoint.getTicket(), within)) {
+              while (stream.next()) {
+                VectorSchemaRoot root = stream.getRoot();
+                for (int i = 0; i < root.getRowCount(); i++) {
+                  StringBuilder row = new StringBuilder();
+                  for (FieldVector vector : root.getFieldVectors()) {
+                    row.append(row.length() > 0 ? "|" : "").append(vector.getObject(i));
+                  }
+                  rows.add(row.toString());
+                }
               }
-              rows.add(row.toString());
             }
           }
-        }
-      }
-      return rows;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while running: " + sql, e);
-    } catch (Exception e) {
-      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
-    }
+          return rows;
+        });
   }
 
   /** The names of the columns of {@code sql}'s answer, as the server sends them. */
   static List<String> columnNames(String uri, String sql, Duration deadline) {
-    URI address = URI.create(uri);
     CallOption within = within(deadline);
-    try (BufferAllocator allocator = new RootAllocator();
-        FlightClient client =
-            FlightClient.builder(
-                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
-                .build()) {
-      FlightInfo info = new FlightSqlClient(client).execute(sql, within);
-      try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), within)) {
-        List<String> names = new ArrayList<>();
-        stream.getSchema().getFields().forEach(field -> names.add(field.getName()));
-        while (stream.next()) {
-          // Read to the end, so that the server is not left sending.
-        }
-        return names;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while running: " + sql, e);
-    } catch (Exception e) {
-      throw new IllegalStateException("Could not run '" + sql + "' on " + uri + ": " + e, e);
-    }
+    return withClient(
+        uri,
+        sql,
+        (client, flightSql) -> {
+          FlightInfo info = flightSql.execute(sql, within);
+          try (FlightStream stream =
+              client.getStream(info.getEndpoints().get(0).getTicket(), within)) {
+            List<String> names = new ArrayList<>();
+            stream.getSchema().getFields().forEach(field -> names.add(field.getName()));
+            while (stream.next()) {
+              // Read to the end, so that the server is not left sending.
+            }
+            return names;
+          }
+        });
   }
 
   /** The tables GetTables lists whose names start with {@code prefix}, within {@code deadline}. */
   static List<String> tablesStartingWith(String uri, String prefix, Duration deadline) {
-    URI address = URI.create(uri);
     CallOption within = within(deadline);
-    try (BufferAllocator allocator = new RootAllocator();
-        FlightClient client =
-            FlightClient.builder(
-                    allocator, Location.forGrpcInsecure(address.getHost(), address.getPort()))
-                .build()) {
-      FlightSqlClient sqlClient = new FlightSqlClient(client);
-      FlightInfo info = sqlClient.getTables(null, null, null, null, false, within);
-      List<String> names = new ArrayList<>();
-      for (FlightEndpoint endpoint : info.getEndpoints()) {
-        try (FlightStream stream = client.getStream(endpoint.getTicket(), within)) {
-          while (stream.next()) {
-            FieldVector tableNames = stream.getRoot().getVector("table_name");
-            for (int i = 0; i < stream.getRoot().getRowCount(); i++) {
-              String name = String.valueOf(tableNames.getObject(i));
-              if (name.startsWith(prefix)) {
-                names.add(name);
+    return withClient(
+        uri,
+        "GetTables",
+        (client, flightSql) -> {
+          FlightInfo info = flightSql.getTables(null, null, null, null, false, within);
+          List<String> names = new ArrayList<>();
+          for (FlightEndpoint endpoint : info.getEndpoints()) {
+            try (FlightStream stream = client.getStream(endpoint.getTicket(), within)) {
+              while (stream.next()) {
+                FieldVector tableNames = stream.getRoot().getVector("table_name");
+                for (int i = 0; i < stream.getRoot().getRowCount(); i++) {
+                  String name = String.valueOf(tableNames.getObject(i));
+                  if (name.startsWith(prefix)) {
+                    names.add(name);
+                  }
+                }
               }
             }
           }
-        }
-      }
-      return names;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while listing tables", e);
-    } catch (Exception e) {
-      throw new IllegalStateException("Could not list the tables of " + uri + ": " + e, e);
-    }
+          return names;
+        });
   }
 
   private static CallOption within(Duration deadline) {
