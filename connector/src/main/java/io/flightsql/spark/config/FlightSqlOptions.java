@@ -71,7 +71,14 @@ public final class FlightSqlOptions {
               ReadOptions.PUSH_DOWN_LIMIT,
               ReadOptions.PUSH_DOWN_OFFSET,
               ReadOptions.PUSH_DOWN_TOP_N,
-              ReadOptions.PUSH_DOWN_AGGREGATE));
+              ReadOptions.PUSH_DOWN_AGGREGATE,
+              ReadOptions.STATISTICS,
+              ReadOptions.STATISTICS_PROBE_ROWS,
+              ReadOptions.PUSH_DOWN_RUNTIME_FILTER,
+              ReadOptions.RUNTIME_FILTER_MAX_VALUES,
+              ReadOptions.KEEP_FILTERS_IN_SPARK,
+              ReadOptions.PUSH_DOWN_JOIN,
+              ReadOptions.PUSH_DOWN_TABLE_SAMPLE));
 
   /** The options with one name, by that name in lower case. */
   private static final Map<String, OptionSpec<?>> BY_NAME = new HashMap<>();

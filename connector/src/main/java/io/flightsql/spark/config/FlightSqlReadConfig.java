@@ -6,6 +6,7 @@ import io.flightsql.spark.types.TypeMappingOptions;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -28,6 +29,7 @@ public final class FlightSqlReadConfig implements Serializable {
   private final boolean pushDownTopN;
   private final boolean pushDownAggregate;
   private final Duration queryTimeout;
+  private final Optimizer optimizer;
 
   private FlightSqlReadConfig(
       ConnectionSettings connection,
@@ -47,6 +49,7 @@ public final class FlightSqlReadConfig implements Serializable {
     this.pushDownTopN = reader.value(ReadOptions.PUSH_DOWN_TOP_N);
     this.pushDownAggregate = reader.value(ReadOptions.PUSH_DOWN_AGGREGATE);
     this.queryTimeout = reader.optional(ReadOptions.QUERY_TIMEOUT).orElse(null);
+    this.optimizer = new Optimizer(reader);
   }
 
   /**
@@ -152,6 +155,88 @@ public final class FlightSqlReadConfig implements Serializable {
   /** Option {@code queryTimeout}: the bound of planning the query; empty for none. */
   public Optional<Duration> queryTimeout() {
     return Optional.ofNullable(queryTimeout);
+  }
+
+  /** What the read offers Spark's optimizer: statistics, runtime filters, joins, samples. */
+  public Optimizer optimizer() {
+    return optimizer;
+  }
+
+  /**
+   * Whether a join of this read with {@code other} may run on the server: both allow it, and both
+   * reach the same server as the same user with the same session defaults, dialect option and type
+   * mapping, so that one query over both reads what each would read alone.
+   */
+  public boolean joinableWith(FlightSqlReadConfig other) {
+    return optimizer.pushDownJoin
+        && other.optimizer.pushDownJoin
+        && connection.sameIdentity(other.connection)
+        && Objects.equals(connection.catalog(), other.connection.catalog())
+        && Objects.equals(connection.schema(), other.connection.schema())
+        && Objects.equals(dialect, other.dialect)
+        && typeOptions.equals(other.typeOptions)
+        && Objects.equals(queryTimeout, other.queryTimeout);
+  }
+
+  /**
+   * The read options of Spark's optimizer (docs/pushdown.md): statistics, runtime filters, joins
+   * and samples. Immutable.
+   */
+  public static final class Optimizer implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final ReadOptions.Statistics statistics;
+    private final int statisticsProbeRows;
+    private final boolean keepFiltersInSpark;
+    private final boolean pushDownRuntimeFilter;
+    private final int runtimeFilterMaxValues;
+    private final boolean pushDownJoin;
+    private final boolean pushDownTableSample;
+
+    private Optimizer(OptionReader reader) {
+      this.statistics = reader.value(ReadOptions.STATISTICS);
+      this.statisticsProbeRows = reader.value(ReadOptions.STATISTICS_PROBE_ROWS);
+      this.keepFiltersInSpark = reader.value(ReadOptions.KEEP_FILTERS_IN_SPARK);
+      this.pushDownRuntimeFilter = reader.value(ReadOptions.PUSH_DOWN_RUNTIME_FILTER);
+      this.runtimeFilterMaxValues = reader.value(ReadOptions.RUNTIME_FILTER_MAX_VALUES);
+      this.pushDownJoin = reader.value(ReadOptions.PUSH_DOWN_JOIN);
+      this.pushDownTableSample = reader.value(ReadOptions.PUSH_DOWN_TABLE_SAMPLE);
+    }
+
+    /** Option {@code statistics}. */
+    public ReadOptions.Statistics statistics() {
+      return statistics;
+    }
+
+    /** Option {@code statisticsProbeRows}. */
+    public int statisticsProbeRows() {
+      return statisticsProbeRows;
+    }
+
+    /** Option {@code keepFiltersInSpark}. */
+    public boolean keepFiltersInSpark() {
+      return keepFiltersInSpark;
+    }
+
+    /** Option {@code pushDownRuntimeFilter}. */
+    public boolean pushDownRuntimeFilter() {
+      return pushDownRuntimeFilter;
+    }
+
+    /** Option {@code runtimeFilterMaxValues}. */
+    public int runtimeFilterMaxValues() {
+      return runtimeFilterMaxValues;
+    }
+
+    /** Option {@code pushDownJoin}. */
+    public boolean pushDownJoin() {
+      return pushDownJoin;
+    }
+
+    /** Option {@code pushDownTableSample}. */
+    public boolean pushDownTableSample() {
+      return pushDownTableSample;
+    }
   }
 
   /** A short name for plans and the Spark UI: the table, or the query. */

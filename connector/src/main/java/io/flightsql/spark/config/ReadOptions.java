@@ -18,6 +18,13 @@ public final class ReadOptions {
       "a whole number, a date (`2024-01-01`) or a timestamp (`2024-01-01 12:00:00[.ffffff]`,"
           + " optionally with an offset), as the partition column's type";
 
+  /** The values of option {@code statistics}. */
+  public enum Statistics {
+    FLIGHTINFO,
+    PROBE,
+    NONE
+  }
+
   /** The values of option {@code mixedUnions}. */
   public enum MixedUnions {
     ERROR,
@@ -167,4 +174,77 @@ public final class ReadOptions {
                   + " capability from the server beyond SQL: the connector asks the server for the"
                   + " aggregated query's schema first and pushes nothing when the server refuses"
                   + " it.");
+
+  // The optimizer's options (statistics, runtime filters, joins and samples), docs/pushdown.md.
+
+  public static final OptionSpec<Statistics> STATISTICS =
+      OptionTypes.choice(
+              "statistics", SCOPE, Statistics.FLIGHTINFO, Statistics.PROBE, Statistics.NONE)
+          .defaultValue(Statistics.FLIGHTINFO)
+          .description(
+              "What the read tells Spark's optimizer of its size, which decides broadcast joins"
+                  + " and runtime filters. `flightinfo` plans the read's query while Spark"
+                  + " optimizes (the read's partitions then use that plan, so the query is not"
+                  + " planned twice) and reports the rows and bytes the server gives with it"
+                  + " (FlightInfo total_records and total_bytes), nothing where it gives none;"
+                  + " a server seen to give none is not asked again for 10 minutes. `probe` also"
+                  + " counts the rows of a query whose FlightInfo gives none, with a query that"
+                  + " stops counting after `statisticsProbeRows` rows. `none` reports nothing and"
+                  + " plans the query only when Spark reads it (EXPLAIN then asks the server"
+                  + " nothing). Never a guessed row count. See docs/pushdown.md.");
+
+  public static final OptionSpec<Integer> STATISTICS_PROBE_ROWS =
+      OptionTypes.positiveInt("statisticsProbeRows", "a positive integer", SCOPE)
+          .defaultValue(100_000)
+          .description(
+              "With `statistics=probe`: the most rows the probe counts. A read with more rows"
+                  + " reports no statistics.");
+
+  public static final OptionSpec<Boolean> KEEP_FILTERS_IN_SPARK =
+      OptionTypes.bool("keepFiltersInSpark", SCOPE)
+          .defaultValue(false)
+          .description(
+              "`true` leaves the filters pushed into this read in Spark's plan as well, where"
+                  + " they are checked again on the rows the server sends. Spark filters a star"
+                  + " join's fact table at run time only by a dimension whose plan shows a"
+                  + " selective filter: set it on the dimension's read when the fact table is"
+                  + " read with runtime filters (`pushDownRuntimeFilter`). Aggregates, limits and"
+                  + " joins are then not pushed into this read.");
+
+  public static final OptionSpec<Boolean> PUSH_DOWN_RUNTIME_FILTER =
+      OptionTypes.bool("pushDownRuntimeFilter", SCOPE)
+          .defaultValue(true)
+          .description(
+              "`true` lets Spark filter this read at run time by the keys a join found on its"
+                  + " other side (dynamic pruning): the keys go into the query's WHERE clause as an"
+                  + " IN list, or as the range from the smallest to the largest beyond"
+                  + " `runtimeFilterMaxValues` values, and the query is planned again before its"
+                  + " partitions are read. Only for reads without a pushed aggregate, limit,"
+                  + " offset or top-N.");
+
+  public static final OptionSpec<Integer> RUNTIME_FILTER_MAX_VALUES =
+      OptionTypes.positiveInt("runtimeFilterMaxValues", "a positive integer", SCOPE)
+          .defaultValue(1_000)
+          .description(
+              "The most values of a runtime filter's IN list; with more (or more than 100,000"
+                  + " characters of them), the range from the smallest to the largest is sent"
+                  + " instead.");
+
+  public static final OptionSpec<Boolean> PUSH_DOWN_JOIN =
+      OptionTypes.bool("pushDownJoin", SCOPE)
+          .defaultValue(true)
+          .description(
+              "On Spark 4.1 and later, with `spark.sql.optimizer.datasourceV2JoinPushdown`:"
+                  + " `true` lets the server join two reads of the same server with the same"
+                  + " connection options (inner, left and right joins on conditions the dialect"
+                  + " can write), so that only the join's result crosses the wire. Both reads must"
+                  + " allow it.");
+
+  public static final OptionSpec<Boolean> PUSH_DOWN_TABLE_SAMPLE =
+      OptionTypes.bool("pushDownTableSample", SCOPE)
+          .defaultValue(true)
+          .description(
+              "`true` sends `df.sample(fraction)` of a `dbtable` read to the server as its"
+                  + " sampling clause where the dialect has one (DuckDB, Spark SQL): the server"
+                  + " picks the rows, each with the same chance.");
 }

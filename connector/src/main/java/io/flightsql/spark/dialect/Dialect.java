@@ -3,6 +3,7 @@ package io.flightsql.spark.dialect;
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import java.io.Serializable;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
@@ -234,6 +235,30 @@ public abstract class Dialect implements Serializable {
   public Optional<String> orderItem(String column, boolean ascending, boolean nullsFirst) {
     return Optional.of(
         column + (ascending ? " ASC" : " DESC") + (nullsFirst ? " NULLS FIRST" : " NULLS LAST"));
+  }
+
+  /**
+   * The clause that samples a table, placed after its name: each row kept with probability {@code
+   * fraction} (above 0, at most 1), independently of the others, as Spark's {@code
+   * sample(fraction)} keeps rows; {@code seed} makes the choice repeatable where the server can.
+   * Empty where the dialect has no such clause, or its clause samples otherwise (blocks of rows, a
+   * fixed count): Spark samples then.
+   */
+  public Optional<String> tableSample(double fraction, long seed) {
+    return Optional.empty();
+  }
+
+  /** A sampling percentage, {@code 0 < fraction <= 1}, as plain decimal text: {@code 12.5}. */
+  protected static String percent(double fraction) {
+    return BigDecimal.valueOf(fraction).movePointRight(2).stripTrailingZeros().toPlainString();
+  }
+
+  /**
+   * A seed the sampling clauses of servers take: a non-negative 32-bit integer (DuckDB's largest is
+   * 2147483647; a sign has no place in Spark SQL's).
+   */
+  protected static long sampleSeed(long seed) {
+    return Math.floorMod(seed, (long) Integer.MAX_VALUE);
   }
 
   /**

@@ -92,6 +92,17 @@ final class DuckDbDialect extends Dialect {
     return super.typeName(type);
   }
 
+  /** Bernoulli sampling of each row; DuckDB's plain {@code TABLESAMPLE n%} samples vectors. */
+  @Override
+  public Optional<String> tableSample(double fraction, long seed) {
+    return Optional.of(
+        "TABLESAMPLE bernoulli("
+            + percent(fraction)
+            + " PERCENT) REPEATABLE ("
+            + sampleSeed(seed)
+            + ")");
+  }
+
   @Override
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));

@@ -93,6 +93,13 @@ final class SparkDialect extends Dialect {
     return super.typeName(type);
   }
 
+  /** Spark SQL's own sampling of a relation, each row kept with the given chance. */
+  @Override
+  public Optional<String> tableSample(double fraction, long seed) {
+    return Optional.of(
+        "TABLESAMPLE (" + percent(fraction) + " PERCENT) REPEATABLE (" + sampleSeed(seed) + ")");
+  }
+
   @Override
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));

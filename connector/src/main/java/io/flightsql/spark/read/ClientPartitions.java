@@ -1,16 +1,22 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.OptionReader;
 import io.flightsql.spark.config.ReadOptions;
 import io.flightsql.spark.config.ReadPartitioning;
 import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.sql.ColumnPartitioning;
 import io.flightsql.spark.sql.ColumnPartitioning.ColumnKind;
+import io.flightsql.spark.sql.PushedQuery;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongFunction;
+import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -38,6 +44,56 @@ final class ClientPartitions {
   private static final Logger LOG = LoggerFactory.getLogger(ClientPartitions.class);
 
   private ClientPartitions() {}
+
+  /**
+   * One input partition per WHERE condition of the split, each running {@code query} with its
+   * condition ANDed to the filters over the source rows. The executors continue the driver's
+   * session (token, cookies).
+   *
+   * @param schema the source's columns, in which the partition column is found
+   */
+  static InputPartition[] partitions(
+      FlightSqlReadConfig config, PushedQuery query, StructType schema) {
+    InputPartition[] planned;
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
+      PushedQuery split = query;
+      if (!query.composed()) {
+        // Nothing pushed, so nothing established the dialect: the partition conditions need it.
+        ResolvedDialect resolved = Dialects.resolve(config.dialect(), session.capabilities());
+        if (!resolved.quotingKnown()) {
+          throw new IllegalArgumentException(
+              "Option 'partitionColumn' splits the read with conditions that name the column in"
+                  + " SQL, but "
+                  + config.uri()
+                  + " does not say how it quotes identifiers (GetSqlInfo), and a probe query could"
+                  + " not tell. Set option 'dialect' (one of "
+                  + Dialects.names()
+                  + "), or read without 'partitionColumn'.");
+        }
+        Dialect dialect = resolved.dialect();
+        boolean defaults = session.sessionHasDefaults();
+        split =
+            PushedQuery.over(
+                dialect,
+                SourceQuery.sql(config, defaults, () -> dialect),
+                SourceQuery.table(config, defaults, () -> dialect).orElse(null));
+      }
+      List<String> conditions = conditions(config, schema, split.dialect());
+      SessionState state = session.state();
+      planned = new InputPartition[conditions.size()];
+      for (int i = 0; i < planned.length; i++) {
+        planned[i] =
+            FlightSqlInputPartition.query(i, split.sql(conditions.get(i)), config.uri(), state);
+      }
+    }
+    LOG.info(
+        "Read of {} on {} split by the client into {} partition(s) ({})",
+        config.displayName(),
+        config.uri(),
+        planned.length,
+        config.partitioning());
+    return planned;
+  }
 
   /**
    * One WHERE condition per partition, in order, over the columns of the source relation; the

@@ -69,6 +69,6 @@ public final class FlightSqlTable implements SupportsRead {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new FlightSqlScanBuilder(schema, config, comparableColumns, dialect);
+    return ScanBuilders.create(schema, config, comparableColumns, dialect);
   }
 }

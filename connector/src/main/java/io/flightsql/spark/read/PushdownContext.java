@@ -55,6 +55,11 @@ final class PushdownContext {
     this.sessionHasDefaults = sessionHasDefaults;
   }
 
+  /** This context over other columns: those of two reads joined on the server. */
+  PushdownContext over(SourceColumns joined) {
+    return new PushdownContext(resolved, joined, sessionHasDefaults);
+  }
+
   /**
    * Asks the server what pushing needs, or null when nothing may be pushed into this read.
    *

@@ -28,6 +28,22 @@ final class ScanDescription {
     out.append(", PushedFilters: ").append(list(pushedFilters));
   }
 
+  /** A join pushed into the read, as {@code <left> INNER JOIN <right> ON <condition>}; or none. */
+  ScanDescription join(String join) {
+    if (join != null) {
+      out.append(", PushedJoin: [").append(join).append(']');
+    }
+    return this;
+  }
+
+  /** The sampling clause pushed into the read, in the dialect's words; or none. */
+  ScanDescription sample(String clause) {
+    if (clause != null) {
+      out.append(", PushedSample: ").append(clause);
+    }
+    return this;
+  }
+
   ScanDescription aggregation(Aggregation aggregation, boolean complete) {
     out.append(", PushedAggregates: ")
         .append(list(Arrays.asList(Aggregations.functions(aggregation))));

@@ -26,6 +26,16 @@ public final class PushedQuery implements Serializable {
   private final Dialect dialect;
   private final String original;
   private final String relation;
+
+  /** Whether {@link #original} is SQL the connector wrote (a pushed join), not the user's. */
+  private final boolean written;
+
+  /** Whether {@link #relation} is a table named by option {@code dbtable}. */
+  private final boolean table;
+
+  /** The sampling clause after the relation, in the dialect's words; null for none. */
+  private final String sample;
+
   private final List<String> select;
   private final List<String> where;
   private final List<String> groupBy;
@@ -37,6 +47,9 @@ public final class PushedQuery implements Serializable {
       Dialect dialect,
       String original,
       String relation,
+      boolean written,
+      boolean table,
+      String sample,
       List<String> select,
       List<String> where,
       List<String> groupBy,
@@ -46,6 +59,9 @@ public final class PushedQuery implements Serializable {
     this.dialect = dialect;
     this.original = original;
     this.relation = relation;
+    this.written = written;
+    this.table = table;
+    this.sample = sample;
     this.select = Collections.unmodifiableList(new ArrayList<>(select));
     this.where = Collections.unmodifiableList(new ArrayList<>(where));
     this.groupBy = Collections.unmodifiableList(new ArrayList<>(groupBy));
@@ -66,6 +82,9 @@ public final class PushedQuery implements Serializable {
         dialect,
         query,
         relation,
+        false,
+        table != null,
+        null,
         Collections.emptyList(),
         Collections.emptyList(),
         Collections.emptyList(),
@@ -74,10 +93,60 @@ public final class PushedQuery implements Serializable {
         0);
   }
 
+  /**
+   * A read of {@code sql}, a query the connector wrote (two reads joined on the server): it is
+   * composed, so that it is sent as it is and its schema checked, and is a subquery of what is
+   * pushed after it.
+   */
+  public static PushedQuery overWritten(Dialect dialect, String sql) {
+    Objects.requireNonNull(sql);
+    return new PushedQuery(
+        dialect,
+        sql,
+        dialect.subquery(sql, SOURCE_ALIAS),
+        true,
+        false,
+        null,
+        Collections.emptyList(),
+        Collections.emptyList(),
+        Collections.emptyList(),
+        Collections.emptyList(),
+        -1,
+        0);
+  }
+
+  /**
+   * With the table sampled by {@code clause} (the dialect's sampling clause, placed after the
+   * table's name); only over a table ({@link #overTable()}).
+   */
+  public PushedQuery sample(String clause) {
+    if (!table) {
+      throw new IllegalStateException("Only a table is sampled on the server");
+    }
+    return new PushedQuery(
+        dialect, original, relation, written, table, clause, select, where, groupBy, orderBy, limit,
+        offset);
+  }
+
+  /** Whether the relation read is a table (option {@code dbtable}), not a query. */
+  public boolean overTable() {
+    return table;
+  }
+
+  /**
+   * Whether a condition ANDed to the WHERE clause only removes rows of the result: nothing is
+   * grouped, ordered, limited or skipped after it. (The select list of an aggregate without GROUP
+   * BY is the caller's to know.)
+   */
+  public boolean rowsOnly() {
+    return groupBy.isEmpty() && orderBy.isEmpty() && limit < 0 && offset == 0;
+  }
+
   /** With this select list (already written SQL); empty means every column ({@code *}). */
   public PushedQuery select(List<String> items) {
     return new PushedQuery(
-        dialect, original, relation, items, where, groupBy, orderBy, limit, offset);
+        dialect, original, relation, written, table, sample, items, where, groupBy, orderBy, limit,
+        offset);
   }
 
   /** With these conditions ANDed to the WHERE clause (already written SQL). */
@@ -85,29 +154,34 @@ public final class PushedQuery implements Serializable {
     List<String> all = new ArrayList<>(where);
     all.addAll(conditions);
     return new PushedQuery(
-        dialect, original, relation, select, all, groupBy, orderBy, limit, offset);
+        dialect, original, relation, written, table, sample, select, all, groupBy, orderBy, limit,
+        offset);
   }
 
   public PushedQuery groupBy(List<String> columns) {
     return new PushedQuery(
-        dialect, original, relation, select, where, columns, orderBy, limit, offset);
+        dialect, original, relation, written, table, sample, select, where, columns, orderBy, limit,
+        offset);
   }
 
   public PushedQuery orderBy(List<String> items) {
     return new PushedQuery(
-        dialect, original, relation, select, where, groupBy, items, limit, offset);
+        dialect, original, relation, written, table, sample, select, where, groupBy, items, limit,
+        offset);
   }
 
   /** With at most {@code rows} rows ({@code -1}: no limit). */
   public PushedQuery limit(int rows) {
     return new PushedQuery(
-        dialect, original, relation, select, where, groupBy, orderBy, rows, offset);
+        dialect, original, relation, written, table, sample, select, where, groupBy, orderBy, rows,
+        offset);
   }
 
   /** Skipping the first {@code rows} rows, before the limit. */
   public PushedQuery offset(int rows) {
     return new PushedQuery(
-        dialect, original, relation, select, where, groupBy, orderBy, limit, rows);
+        dialect, original, relation, written, table, sample, select, where, groupBy, orderBy, limit,
+        rows);
   }
 
   public int limit() {
@@ -122,9 +196,15 @@ public final class PushedQuery implements Serializable {
     return dialect;
   }
 
-  /** Whether anything is composed around the user's SQL. */
+  /** Whether the SQL sent is the connector's: anything is composed around the user's SQL. */
   public boolean composed() {
-    return !select.isEmpty()
+    return written || clauses();
+  }
+
+  /** Whether any clause is composed around the source relation. */
+  private boolean clauses() {
+    return sample != null
+        || !select.isEmpty()
         || !where.isEmpty()
         || !groupBy.isEmpty()
         || !orderBy.isEmpty()
@@ -143,12 +223,15 @@ public final class PushedQuery implements Serializable {
    * rows of the source (as the condition of one of several client-side partitions would).
    */
   public String sql(String extraCondition) {
-    if (!composed() && extraCondition == null) {
+    if (!clauses() && extraCondition == null) {
       return original;
     }
     StringBuilder sql = new StringBuilder("SELECT ");
     sql.append(select.isEmpty() ? "*" : String.join(", ", select));
     sql.append(" FROM ").append(relation);
+    if (sample != null) {
+      sql.append(' ').append(sample);
+    }
     List<String> conditions = new ArrayList<>(where);
     if (extraCondition != null) {
       conditions.add("(" + extraCondition + ")");

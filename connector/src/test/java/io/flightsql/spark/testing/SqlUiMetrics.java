@@ -55,4 +55,40 @@ public final class SqlUiMetrics {
   public static long number(String shown) {
     return Long.parseLong(shown.replaceAll("[^0-9-]", ""));
   }
+
+  /**
+   * The named metric of each node of the latest SQL execution that shows it, as the SQL tab shows
+   * it, by the node's description (a scan's holds its SQL): one entry per scan node, in no order.
+   */
+  public static Map<String, String> byNode(SparkSession spark, String name)
+      throws java.util.concurrent.TimeoutException {
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    SQLAppStatusStore store = spark.sharedState().statusStore();
+    Map<String, String> out = new HashMap<>();
+    long latest = -1;
+    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
+      if (execution.executionId() < latest) {
+        continue;
+      }
+      Map<String, String> found = new HashMap<>();
+      for (SparkPlanGraphNode node :
+          CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
+        for (var metric : CollectionConverters.asJava(node.metrics())) {
+          if (metric.name().equals(name)) {
+            found.put(
+                node.desc(),
+                store
+                    .executionMetrics(execution.executionId())
+                    .get(metric.accumulatorId())
+                    .getOrElse(() -> ""));
+          }
+        }
+      }
+      if (!found.isEmpty()) {
+        latest = execution.executionId();
+        out = found;
+      }
+    }
+    return out;
+  }
 }
