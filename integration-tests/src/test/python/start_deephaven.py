@@ -39,6 +39,20 @@ __main__.contract_people = new_table([
         to_j_instant("2038-01-19T03:14:08 UTC"),
     ]),
 ])
+# The rows of OptimizerContract.VISIT_ROWS.
+__main__.contract_visits = new_table([
+    long_col("id", [10, 11, 12, 13, 14, 15]),
+    string_col("name", ["alice", "alice", None, "it's", "nobody", "bob"]),
+    double_col("score", [2.0, None, 3.0, -2.25, 5.0, 1.5]),
+    datetime_col("seen_at", [
+        to_j_instant("2024-01-02T03:04:05 UTC"),
+        None,
+        to_j_instant("2001-01-01T00:00:00 UTC"),
+        to_j_instant("2010-05-05T05:05:05 UTC"),
+        None,
+        to_j_instant("1999-12-31T23:59:59 UTC"),
+    ]),
+])
 __main__.deephaven_strings = new_table([
     long_col("id", [1, 2, 3]),
     string_col("s", ["41", "42", "43"]),

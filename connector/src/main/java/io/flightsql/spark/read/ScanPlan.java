@@ -5,6 +5,9 @@ import io.flightsql.spark.client.metadata.ServerFacts;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.config.ReadOptions;
+import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.sql.PushedQuery;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -118,7 +121,7 @@ final class ScanPlan {
               config.uri());
         }
       }
-      if (!found.rows().isPresent() && mode == ReadOptions.Statistics.PROBE && dialectKnown) {
+      if (!found.rows().isPresent() && mode == ReadOptions.Statistics.PROBE) {
         found = probe();
       }
     } catch (RuntimeException e) {
@@ -134,19 +137,27 @@ final class ScanPlan {
 
   /**
    * Counts the rows of the query with a query that stops after option {@code statisticsProbeRows}
-   * rows: the count when there are no more, unknown when there are.
+   * rows: the count when there are no more, unknown when there are. In the read's dialect, or,
+   * where pushdown established none, the dialect the server's answers establish.
    */
   private ReadFigures probe() {
     int bound = config.optimizer().statisticsProbeRows();
     PushedQuery current = query();
-    if (!current.dialect().limitOffset(bound + 1, 0).isPresent()) {
-      return ReadFigures.UNKNOWN;
-    }
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "statistics")) {
+      Dialect dialect = current.dialect();
+      if (!dialectKnown) {
+        ResolvedDialect resolved = Dialects.resolve(config.dialect(), session.capabilities());
+        if (!resolved.quotingKnown()) {
+          return ReadFigures.UNKNOWN;
+        }
+        dialect = resolved.dialect();
+      }
+      if (!dialect.limitOffset(bound + 1, 0).isPresent()) {
+        return ReadFigures.UNKNOWN;
+      }
       String counted =
-          PushedQuery.overWritten(current.dialect(), PlannedQuery.sql(config, current, session))
-              .select(
-                  Collections.singletonList("1 AS " + current.dialect().quoted("flightsql_one")))
+          PushedQuery.overWritten(dialect, PlannedQuery.sql(config, current, session))
+              .select(Collections.singletonList("1 AS " + dialect.quoted("flightsql_one")))
               .limit(bound + 1)
               .sql();
       long rows = session.countRows(counted);

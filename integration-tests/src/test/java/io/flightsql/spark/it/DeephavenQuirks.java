@@ -81,6 +81,22 @@ final class DeephavenQuirks extends ServerQuirks {
     return !query.contains(" WHERE ") && !query.contains(" ORDER BY ") && !query.contains("OFFSET");
   }
 
+  /** Every column may hold NULLs, which Deephaven compares otherwise: nothing is compared. */
+  @Override
+  boolean pushesJoins() {
+    return false;
+  }
+
+  @Override
+  boolean filtersAtRunTime() {
+    return false;
+  }
+
+  @Override
+  boolean rowCountsInFlightInfo() {
+    return true;
+  }
+
   @Override
   String syntaxErrorText() {
     return "query can't be parsed";

@@ -142,6 +142,24 @@ abstract class ServerQuirks {
     return value;
   }
 
+  /**
+   * Whether the connector joins two reads of this server on the server (Spark 4.1's join pushdown):
+   * where its dialect compares the join's columns as Spark does.
+   */
+  boolean pushesJoins() {
+    return true;
+  }
+
+  /** Whether a runtime filter on a text column reaches the server's query. */
+  boolean filtersAtRunTime() {
+    return true;
+  }
+
+  /** Whether the server gives the row count of a query with its FlightInfo (total_records). */
+  boolean rowCountsInFlightInfo() {
+    return false;
+  }
+
   @Override
   public String toString() {
     return name().toLowerCase(Locale.ROOT);
