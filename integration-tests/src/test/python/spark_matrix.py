@@ -486,6 +486,81 @@ def time_type(m):
     check_equal(rows(m.read("matrix_time_written"), "id"), expected, "TIME written back")
 
 
+# ---------------------------------------------------------------------------------------------
+# optimizer: statistics, runtime filters, joins (pushed on Spark 4.1 and later) and samples
+# ---------------------------------------------------------------------------------------------
+
+JOIN_PUSHDOWN = "spark.sql.optimizer.datasourceV2JoinPushdown"
+
+
+def explained(df, mode):
+    """What df.explain(mode=...) prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        df.explain(mode=mode)
+    return out.getvalue()
+
+
+@section("optimizer")
+def optimizer(m):
+    columns = ("l_orderkey", "l_linenumber", "l_quantity")
+
+    def small(**options):
+        return m.read("matrix_types", **options).select("id", "c_varchar", "c_bool")
+
+    # Statistics: the server's row counts make the 3-row table the broadcast side, unhinted. Its
+    # size is 3 rows of Spark's estimate, 8 + 4 (int) + 20 (string) + 1 (boolean) bytes each;
+    # Spark 4.3 shows no rowCount in EXPLAIN COST, the others do.
+    lineitem = m.read("lineitem").select(*columns)
+    joined = lineitem.join(small(), lineitem.l_linenumber == F.col("id"))
+    cost = explained(joined, "cost")
+    check("flightsql:matrix_types, Statistics(sizeInBytes=99.0 B" in cost,
+          "statistics: not 3 rows in EXPLAIN COST:\n" + cost)
+    check("BroadcastHashJoin" in plan(joined), "statistics: no broadcast join:\n" + plan(joined))
+
+    # Runtime filter: the dimension keeps its filter (on another column than the key) in Spark's
+    # plan; the fact read is filtered by the keys it found, in its SQL, with Spark's own answer.
+    # (Spark takes a comparison for a selective filter, a bare boolean column not.)
+    picked = (m.read("matrix_types", keepFiltersInSpark="true").where(F.col("c_int") > 0)
+              .select("id"))
+    fact = m.read("lineitem").select(*columns)
+    star = fact.join(picked, fact.l_linenumber == picked.id).select(*columns)
+    whole = m.read("lineitem", pushDownRuntimeFilter="false").select(*columns)
+    star_rows = sorted(tuple(r) for r in star.collect())
+    check_equal(star_rows, sorted(tuple(r) for r in whole.join(
+        picked, whole.l_linenumber == picked.id).select(*columns).collect()),
+        "runtime filter: rows")
+    check(len(star_rows) > 0, "runtime filter: no row joined")
+    check('"l_linenumber" IN (1)' in plan(star),
+          "runtime filter: not in the fact read's SQL:\n" + plan(star))
+
+    # Joins on both sides of filters, inner, left and right: on the server from Spark 4.1 on,
+    # Spark's own rows everywhere.
+    m.spark.conf.set(JOIN_PUSHDOWN, "true")
+    try:
+        for how in ("inner", "left", "right"):
+            def join(**options):
+                left = (m.read("lineitem", **options).where(F.col("l_quantity") < 10)
+                        .select(*columns))
+                right = small(**options).where(F.col("c_varchar").isNotNull())
+                return left.join(right, left.l_linenumber == right.id, how)
+            pushed = join()
+            check_equal(rows(pushed), rows(join(pushDownJoin="false")), f"{how} join: rows")
+            if m.version >= (4, 1):
+                check("PushedJoin: [" in plan(pushed), f"{how} join not pushed:\n{plan(pushed)}")
+            else:
+                check("PushedJoin" not in plan(pushed), f"{how} join pushed:\n{plan(pushed)}")
+    finally:
+        m.spark.conf.unset(JOIN_PUSHDOWN)
+
+    # Samples: the server's Bernoulli sample of the table; about half the rows (14 sd wide).
+    sampled = m.read("lineitem").sample(0.5, 3)
+    check("PushedSample: TABLESAMPLE bernoulli(50 PERCENT)" in plan(sampled),
+          "sample not pushed:\n" + plan(sampled))
+    count = sampled.count()
+    check(abs(count - LINEITEM_ROWS / 2) <= 500, f"sample of {LINEITEM_ROWS} rows: {count} rows")
+
+
 def main():
     global LINEITEM_ROWS, COMPRESSED_URI
     parser = argparse.ArgumentParser(description="spark-flightsql on this Spark")

@@ -28,10 +28,10 @@ final class ScanBuilders {
         AtomicReference<ResolvedDialect> knownDialect);
   }
 
-  private static final Factory FACTORY = load();
+  /** The builders of a Spark without join pushdown. */
+  private static final Factory PLAIN = FlightSqlScanBuilder::new;
 
-  /** Whether the running Spark pushes joins into reads. */
-  static final boolean JOINS = !(FACTORY instanceof Plain);
+  private static final Factory FACTORY = load();
 
   private ScanBuilders() {}
 
@@ -49,7 +49,7 @@ final class ScanBuilders {
     try {
       Class.forName(JOIN_INTERFACE, false, loader);
     } catch (ClassNotFoundException | LinkageError e) {
-      return new Plain();
+      return PLAIN;
     }
     try {
       return Class.forName(JOIN_FACTORY, true, loader)
@@ -59,18 +59,6 @@ final class ScanBuilders {
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(
           JOIN_FACTORY + " is missing or broken in the connector's jar", e);
-    }
-  }
-
-  /** The builders of a Spark without join pushdown. */
-  private static final class Plain implements Factory {
-    @Override
-    public FlightSqlScanBuilder create(
-        StructType schema,
-        FlightSqlReadConfig config,
-        Set<String> knownComparable,
-        AtomicReference<ResolvedDialect> knownDialect) {
-      return new FlightSqlScanBuilder(schema, config, knownComparable, knownDialect);
     }
   }
 }

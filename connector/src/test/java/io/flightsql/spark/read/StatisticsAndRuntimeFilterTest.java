@@ -9,6 +9,7 @@ import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.EmbeddedServerExtension;
+import io.flightsql.spark.testing.LogCapture;
 import io.flightsql.spark.testing.RowValues;
 import io.flightsql.spark.testing.SparkSessionExtension;
 import io.flightsql.spark.testing.SqlUiMetrics;
@@ -184,10 +185,7 @@ class StatisticsAndRuntimeFilterTest {
 
   /** The rows received by the scan of lineitem, whose description holds its SQL. */
   private static long factRowsReceived(Map<String, String> byNode) {
-    return byNode.entrySet().stream()
-        .filter(e -> e.getKey().contains("FROM lineitem"))
-        .mapToLong(e -> SqlUiMetrics.number(e.getValue()))
-        .sum();
+    return factRowsReceivedFrom("FROM lineitem", byNode);
   }
 
   /**
@@ -237,5 +235,52 @@ class StatisticsAndRuntimeFilterTest {
     assertThat(factRows).isEqualTo(matching);
     assertThat(plan(star, "formatted"))
         .contains("(\"l_shipmode\" >= 'FOB' AND \"l_shipmode\" <= 'MAIL')]");
+  }
+
+  /**
+   * A server that refuses the query with its runtime filter (here Derby's {@code TIMESTAMP('...')}
+   * literal, which DuckDB cannot parse, under option {@code dialect=derby}) is read without it: the
+   * read works, whole, with Spark's answer, and a warning says why.
+   */
+  @Test
+  void aRuntimeFilterTheServerRefusesIsLeftOut() throws Exception {
+    duckDb
+        .server()
+        .execute(
+            "CREATE TABLE IF NOT EXISTS events AS SELECT TIMESTAMP '2024-01-01 00:00:00' +"
+                + " INTERVAL (i % 10) HOUR AS ts, i AS v FROM range(100) r(i)");
+    duckDb
+        .server()
+        .execute(
+            "CREATE TABLE IF NOT EXISTS moments AS SELECT * FROM (VALUES (TIMESTAMP"
+                + " '2024-01-01 01:00:00', 'a'), (TIMESTAMP '2024-01-01 02:00:00', 'b')) t(ts,"
+                + " tag)");
+    Dataset<Row> dimension =
+        flightsql("moments").option("keepFiltersInSpark", "true").load().where("tag = 'a'");
+    Dataset<Row> fact = flightsql("events").option("dialect", "derby").load();
+    Dataset<Row> whole =
+        flightsql("events")
+            .option("dialect", "derby")
+            .option("pushDownRuntimeFilter", "false")
+            .load();
+    List<List<Object>> expected =
+        sortedRows(whole.join(broadcast(dimension), whole.col("ts").equalTo(dimension.col("ts"))));
+    try (LogCapture log = LogCapture.start()) {
+      Dataset<Row> joined =
+          fact.join(broadcast(dimension), fact.col("ts").equalTo(dimension.col("ts")));
+      assertThat(sortedRows(joined)).isEqualTo(expected).hasSize(10);
+      assertThat(log.text()).contains("refused the runtime filter of the read of events");
+    }
+    assertThat(
+            factRowsReceivedFrom(
+                "FROM events", SqlUiMetrics.byNode(spark.session(), ROWS_RECEIVED)))
+        .isEqualTo(100);
+  }
+
+  private static long factRowsReceivedFrom(String sql, Map<String, String> byNode) {
+    return byNode.entrySet().stream()
+        .filter(e -> e.getKey().contains(sql))
+        .mapToLong(e -> SqlUiMetrics.number(e.getValue()))
+        .sum();
   }
 }

@@ -1,6 +1,9 @@
 package io.flightsql.spark.testing;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
@@ -18,42 +21,22 @@ public final class SqlUiMetrics {
    */
   public static Map<String, String> latest(SparkSession spark, String... names)
       throws java.util.concurrent.TimeoutException {
-    // The store is fed by the listener bus: let it take in the end of the job just run.
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    SQLAppStatusStore store = spark.sharedState().statusStore();
     Map<String, String> out = new HashMap<>();
-    long latest = -1;
-    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
-      if (execution.executionId() < latest) {
-        continue;
-      }
+    for (Map<String, Map<String, String>> execution : executions(spark)) {
       Map<String, String> found = new HashMap<>();
-      for (SparkPlanGraphNode node :
-          CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
-        for (var metric : CollectionConverters.asJava(node.metrics())) {
-          for (String name : names) {
-            if (metric.name().equals(name)) {
-              found.put(
-                  name,
-                  store
-                      .executionMetrics(execution.executionId())
-                      .get(metric.accumulatorId())
-                      .getOrElse(() -> ""));
+      execution.forEach(
+          (node, metrics) -> {
+            for (String name : names) {
+              if (metrics.containsKey(name)) {
+                found.put(name, metrics.get(name));
+              }
             }
-          }
-        }
-      }
+          });
       if (found.size() == names.length) {
-        latest = execution.executionId();
         out = found;
       }
     }
     return out;
-  }
-
-  /** The number in a metric's text: {@code 12} of {@code 12 ms}. */
-  public static long number(String shown) {
-    return Long.parseLong(shown.replaceAll("[^0-9-]", ""));
   }
 
   /**
@@ -62,33 +45,54 @@ public final class SqlUiMetrics {
    */
   public static Map<String, String> byNode(SparkSession spark, String name)
       throws java.util.concurrent.TimeoutException {
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    SQLAppStatusStore store = spark.sharedState().statusStore();
     Map<String, String> out = new HashMap<>();
-    long latest = -1;
-    for (SQLExecutionUIData execution : CollectionConverters.asJava(store.executionsList())) {
-      if (execution.executionId() < latest) {
-        continue;
-      }
+    for (Map<String, Map<String, String>> execution : executions(spark)) {
       Map<String, String> found = new HashMap<>();
-      for (SparkPlanGraphNode node :
-          CollectionConverters.asJava(store.planGraph(execution.executionId()).allNodes())) {
-        for (var metric : CollectionConverters.asJava(node.metrics())) {
-          if (metric.name().equals(name)) {
-            found.put(
-                node.desc(),
-                store
-                    .executionMetrics(execution.executionId())
-                    .get(metric.accumulatorId())
-                    .getOrElse(() -> ""));
-          }
-        }
-      }
+      execution.forEach(
+          (node, metrics) -> {
+            if (metrics.containsKey(name)) {
+              found.put(node, metrics.get(name));
+            }
+          });
       if (!found.isEmpty()) {
-        latest = execution.executionId();
         out = found;
       }
     }
     return out;
+  }
+
+  /**
+   * Every SQL execution, oldest first, as the metrics the SQL tab shows on each node (by the node's
+   * description, then the metric's name).
+   */
+  private static List<Map<String, Map<String, String>>> executions(SparkSession spark)
+      throws java.util.concurrent.TimeoutException {
+    // The store is fed by the listener bus: let it take in the end of the job just run.
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    SQLAppStatusStore store = spark.sharedState().statusStore();
+    List<SQLExecutionUIData> all =
+        new ArrayList<>(CollectionConverters.asJava(store.executionsList()));
+    all.sort(Comparator.comparingLong(SQLExecutionUIData::executionId));
+    List<Map<String, Map<String, String>>> executions = new ArrayList<>();
+    for (SQLExecutionUIData execution : all) {
+      long id = execution.executionId();
+      Map<String, Map<String, String>> nodes = new HashMap<>();
+      for (SparkPlanGraphNode node : CollectionConverters.asJava(store.planGraph(id).allNodes())) {
+        for (var metric : CollectionConverters.asJava(node.metrics())) {
+          nodes
+              .computeIfAbsent(node.desc(), d -> new HashMap<>())
+              .put(
+                  metric.name(),
+                  store.executionMetrics(id).get(metric.accumulatorId()).getOrElse(() -> ""));
+        }
+      }
+      executions.add(nodes);
+    }
+    return executions;
+  }
+
+  /** The number in a metric's text: {@code 12} of {@code 12 ms}. */
+  public static long number(String shown) {
+    return Long.parseLong(shown.replaceAll("[^0-9-]", ""));
   }
 }

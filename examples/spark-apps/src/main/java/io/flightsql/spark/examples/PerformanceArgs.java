@@ -18,7 +18,8 @@ import java.util.Set;
  * @param scaleEndpoints the endpoint counts of the scaling table, smallest first
  * @param columnRows rows of the reads that vary the number of columns
  * @param scaleColumns the column counts of the scaling table, smallest first
- * @param parts the parts to run, of latency, scan, write and scale (all by default)
+ * @param parts the parts to run, of latency, scan, write, scale and starjoin (all by default)
+ * @param starRows rows of lineitem in the star joins
  */
 record PerformanceArgs(
     int iterations,
@@ -30,13 +31,14 @@ record PerformanceArgs(
     List<Integer> scaleEndpoints,
     long columnRows,
     List<Integer> scaleColumns,
-    Set<String> parts) {
+    Set<String> parts,
+    long starRows) {
 
-  static final Set<String> ALL_PARTS = Set.of("latency", "scan", "write", "scale");
+  static final Set<String> ALL_PARTS = Set.of("latency", "scan", "write", "scale", "starjoin");
 
   static final String USAGE =
       "Usage: PerformanceBenchmark [--quick] [--iterations N (3)] [--runs N (20)]"
-          + " [--parts latency,scan,write,scale (all)]";
+          + " [--parts latency,scan,write,scale,starjoin (all)]";
 
   static PerformanceArgs parse(String[] args) {
     boolean quick = false;
@@ -72,7 +74,8 @@ record PerformanceArgs(
           List.of(1, 2, 4, 8),
           20_000,
           List.of(16, 64, 256),
-          parts);
+          parts,
+          200_000);
     }
     return new PerformanceArgs(
         iterations,
@@ -84,7 +87,8 @@ record PerformanceArgs(
         List.of(1, 2, 4, 8),
         250_000,
         List.of(16, 64, 256),
-        parts);
+        parts,
+        2_000_000);
   }
 
   private static Set<String> parts(String value) {

@@ -80,6 +80,9 @@ public final class PerformanceBenchmark {
       if (args.parts().contains("scale")) {
         benchmark.scaling();
       }
+      if (args.parts().contains("starjoin")) {
+        benchmark.starJoins();
+      }
       benchmark.print(ReadBenchmark.seconds(start));
     } finally {
       spark.stop();
@@ -477,6 +480,21 @@ public final class PerformanceBenchmark {
     return new Cell(rows, reference.bytes(), timings.best(), peak, reference.largestBatch());
   }
 
+  // ---- Star joins: statistics, runtime filters and join pushdown, each on and off
+
+  private void starJoins() throws Exception {
+    long rows = args.starRows();
+    for (StarJoinBenchmark.Line line : StarJoinBenchmark.measure(spark, rows, args.iterations())) {
+      add(
+          "star join",
+          line.what() + ", " + count(rows) + " lineitem rows, best of " + args.iterations(),
+          line.on().describe(),
+          line.off().describe(),
+          ratio(line.off().seconds() / line.on().seconds()),
+          "report");
+    }
+  }
+
   // ---- Helpers
 
   private Timings measure(String label, Timings.Run run) throws Exception {
@@ -530,7 +548,7 @@ public final class PerformanceBenchmark {
     return String.format(Locale.ROOT, "%.1f MiB", bytes / MIB);
   }
 
-  private static String count(long rows) {
+  static String count(long rows) {
     return rows % 1_000_000 == 0
         ? rows / 1_000_000 + "M"
         : rows % 1_000 == 0 ? rows / 1_000 + "k" : Long.toString(rows);
