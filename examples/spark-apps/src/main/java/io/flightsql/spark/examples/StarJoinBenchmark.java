@@ -3,6 +3,7 @@ package io.flightsql.spark.examples;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.sum;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
@@ -79,66 +80,145 @@ final class StarJoinBenchmark {
     }
   }
 
+  /** A case: what it measures, the way with the helper on, and the way without. */
+  private record Case(String what, Spec on, Spec off) {}
+
   private List<Line> cases() throws Exception {
-    List<Line> lines = new ArrayList<>();
-    spark.conf().set(JOIN_PUSHDOWN, "false");
-    lines.add(
-        line(
+    List<Case> cases = new ArrayList<>();
+    cases.add(
+        new Case(
             "lineitem ⋈ shipmodes (7 rows), count by priority: statistics",
-            way("on", this::countByPriority, Map.of()),
-            way("statistics=none", this::countByPriority, Map.of("statistics", "none"))));
-    lines.add(
-        line(
-            "lineitem ⋈ shipmodes WHERE priority IN (1, 4) (2 of 7 modes), count by mode:"
-                + " runtime filter",
-            way("on", this::selectiveStar, Map.of()),
-            way(
+            new Spec("on", false, this::countByPriority, Map.of()),
+            new Spec(
+                "statistics=none", false, this::countByPriority, Map.of("statistics", "none"))));
+    // Dynamic pruning needs the dimension's filter in Spark's plan: keepFiltersInSpark.
+    Map<String, String> kept = Map.of("keepFiltersInSpark", "true");
+    cases.add(
+        new Case(
+            "lineitem ⋈ shipmodes WHERE priority IN (1, 4) (2 of 7 modes), count, sum of prices"
+                + " and last comment by mode: runtime filter",
+            new Spec("on", false, options -> selectiveStar(options, kept), Map.of()),
+            new Spec(
                 "pushDownRuntimeFilter=false",
-                this::selectiveStar,
+                false,
+                options -> selectiveStar(options, kept),
                 Map.of("pushDownRuntimeFilter", "false"))));
-    Way allOff =
-        way(
-            "all three off",
-            this::selectiveStar,
-            Map.of("statistics", "none", "pushDownRuntimeFilter", "false"));
-    spark.conf().set(JOIN_PUSHDOWN, "true");
-    Way joined = way("on", this::selectiveStar, Map.of());
-    lines.add(line("the same: join pushdown", joined, wayWithout(this::selectiveStar)));
-    lines.add(line("the same: all three", joined, allOff));
-    spark.conf().set(JOIN_PUSHDOWN, "true");
-    lines.add(
-        line(
+    Spec joined = new Spec("on", true, options -> selectiveStar(options, Map.of()), Map.of());
+    cases.add(
+        new Case(
+            "the same, the dimension's filter pushed: join pushdown",
+            joined,
+            new Spec(
+                "datasourceV2JoinPushdown=false",
+                false,
+                options -> selectiveStar(options, Map.of()),
+                Map.of())));
+    cases.add(
+        new Case(
+            "the same: every helper on (by default) or all three off",
+            joined,
+            new Spec(
+                "all three off",
+                false,
+                options -> selectiveStar(options, Map.of()),
+                Map.of("statistics", "none", "pushDownRuntimeFilter", "false"))));
+    cases.add(
+        new Case(
             "lineitem ⋈ orders WHERE o_orderdate < 1992-04-01, count and sum by priority:"
                 + " join pushdown",
-            way("on", this::earlyOrders, Map.of()),
-            wayWithout(this::earlyOrders)));
+            new Spec("on", true, this::earlyOrders, Map.of()),
+            new Spec("datasourceV2JoinPushdown=false", false, this::earlyOrders, Map.of())));
+    // The JVM (the connector's, Spark's and the server's code) warms up on every way first, so
+    // that the first case measured is not the one that pays for it.
+    for (Case c : cases) {
+      run(c.on(), 0, null);
+      run(c.off(), 0, null);
+    }
+    List<Line> lines = new ArrayList<>();
+    for (Case c : cases) {
+      lines.add(pair(c.what(), c.on(), c.off()));
+    }
     return lines;
   }
 
-  /** The way with Spark's join pushdown off, the connector's options as they are by default. */
-  private Way wayWithout(Function<Map<String, String>, Dataset<Row>> query) throws Exception {
-    spark.conf().set(JOIN_PUSHDOWN, "false");
-    try {
-      return way("datasourceV2JoinPushdown=false", query, Map.of());
-    } finally {
-      spark.conf().set(JOIN_PUSHDOWN, "true");
-    }
-  }
+  /**
+   * One way of running a case: Spark's join pushdown on or off, the query and the read options it
+   * gives both tables.
+   */
+  private record Spec(
+      String name,
+      boolean joinPushdown,
+      Function<Map<String, String>, Dataset<Row>> query,
+      Map<String, String> options) {}
 
-  private static Line line(String what, Way on, Way off) {
-    if (!on.answer().equals(off.answer())) {
+  /** What one run of a way left: its DataFrame and the rows its scans received. */
+  private record Run(Dataset<Row> df, long received) {}
+
+  /**
+   * Measures two ways in rounds, so that a change of the machine's load falls on both: each once to
+   * warm up, then {@code iterations} times each, alternately. Both must give the same rows.
+   */
+  private Line pair(String what, Spec on, Spec off) throws Exception {
+    Timings onTimes = new Timings(on.name());
+    Timings offTimes = new Timings(off.name());
+    Run lastOn = null;
+    Run lastOff = null;
+    for (int i = 0; i <= iterations; i++) {
+      lastOn = run(on, i, onTimes);
+      lastOff = run(off, i, offTimes);
+    }
+    Way onWay =
+        new Way(on.name(), onTimes.best(), lastOn.received(), join(lastOn.df()), rows(lastOn.df()));
+    Way offWay =
+        new Way(
+            off.name(),
+            offTimes.best(),
+            lastOff.received(),
+            join(lastOff.df()),
+            rows(lastOff.df()));
+    if (!onWay.answer().equals(offWay.answer())) {
       throw new IllegalStateException(
           what
               + ": "
               + on.name()
               + " answered "
-              + on.answer()
+              + onWay.answer()
               + ", "
               + off.name()
               + " "
-              + off.answer());
+              + offWay.answer());
     }
-    return new Line(what, on, off);
+    // The plans the figures came from, before the table.
+    for (Run run : List.of(lastOn, lastOff)) {
+      System.out.println(
+          "Plan of "
+              + what
+              + ", "
+              + (run == lastOn ? on : off).name()
+              + ":\n"
+              + run.df().queryExecution().executedPlan());
+    }
+    return new Line(what, onWay, offWay);
+  }
+
+  /** Runs the way once (timed when {@code i} is above 0, after a garbage collection). */
+  private Run run(Spec spec, int i, Timings timings) throws Exception {
+    spark.conf().set(JOIN_PUSHDOWN, Boolean.toString(spec.joinPushdown()));
+    System.gc();
+    long start = System.nanoTime();
+    Dataset<Row> df = spec.query().apply(spec.options());
+    df.collectAsList();
+    double took = (System.nanoTime() - start) / 1e9;
+    System.out.printf(
+        Locale.ROOT,
+        "%-40s %s %6.2f s%n",
+        "star join: " + spec.name(),
+        i == 0 ? "warm-up" : "run " + i + "  ",
+        took);
+    if (i > 0) {
+      timings.add(took);
+    }
+    return new Run(df, SqlMetrics.latest(spark, ROWS_RECEIVED)[0]);
   }
 
   private DataFrameReader read(String table, Map<String, String> options) {
@@ -156,16 +236,18 @@ final class StarJoinBenchmark {
     return lineitem.join(modes, col("l_shipmode").equalTo(col("mode"))).groupBy("priority").count();
   }
 
-  private Dataset<Row> selectiveStar(Map<String, String> options) {
+  /** {@code dimension} adds read options of the dimension's own. */
+  private Dataset<Row> selectiveStar(Map<String, String> options, Map<String, String> dimension) {
     Dataset<Row> lineitem = read("lineitem", options).load();
-    // The filter, on another column than the key, stays in Spark's plan too: dynamic pruning
-    // filters the fact read only by a dimension whose plan shows a selective filter.
     Dataset<Row> modes =
-        read("shipmodes", options)
-            .option("keepFiltersInSpark", "true")
-            .load()
-            .where("priority IN (1, 4)");
-    return lineitem.join(modes, col("l_shipmode").equalTo(col("mode"))).groupBy("mode").count();
+        read("shipmodes", options).options(dimension).load().where("priority IN (1, 4)");
+    return lineitem
+        .join(modes, col("l_shipmode").equalTo(col("mode")))
+        .groupBy("mode")
+        .agg(
+            count(lit(1)).as("n"),
+            sum("l_extendedprice").as("price"),
+            max("l_comment").as("comment"));
   }
 
   private Dataset<Row> earlyOrders(Map<String, String> options) {
@@ -176,28 +258,6 @@ final class StarJoinBenchmark {
         .where(col("o_orderdate").lt(lit(java.sql.Date.valueOf("1992-04-01"))))
         .groupBy("o_orderpriority")
         .agg(count(lit(1)).as("n"), sum("l_quantity").as("quantity"));
-  }
-
-  /**
-   * Runs {@code query} (with the read options {@code options}) once to warm up and {@code
-   * iterations} times; the best time, the rows received by the last run's scans, its join.
-   */
-  private Way way(
-      String name, Function<Map<String, String>, Dataset<Row>> query, Map<String, String> options)
-      throws Exception {
-    List<Dataset<Row>> ran = new ArrayList<>();
-    Timings timings =
-        Timings.measure(
-            "star join: " + name,
-            iterations,
-            () -> {
-              Dataset<Row> df = query.apply(options);
-              df.collectAsList();
-              ran.add(df);
-            });
-    Dataset<Row> last = ran.get(ran.size() - 1);
-    long received = SqlMetrics.latest(spark, ROWS_RECEIVED)[0];
-    return new Way(name, timings.best(), received, join(last), rows(last));
   }
 
   /** The join the executed plan ran. */
