@@ -183,6 +183,36 @@ class StatisticsAndRuntimeFilterTest {
         .isEqualTo(LINEITEM_ROWS);
   }
 
+  /** A read split by the client runs each partition's query with the runtime filter. */
+  @Test
+  void clientPartitionsCombineWithTheRuntimeFilter() throws Exception {
+    Dataset<Row> fact =
+        flightsql("lineitem")
+            .option("partitionColumn", "l_orderkey")
+            .option("lowerBound", "1")
+            .option("upperBound", Long.toString(LINEITEM_ROWS / 4))
+            .option("numPartitions", "3")
+            .load();
+    Dataset<Row> picked =
+        flightsql("shipmodes")
+            .option("keepFiltersInSpark", "true")
+            .load()
+            .where("priority IN (1, 4)");
+    Dataset<Row> star =
+        fact.join(broadcast(picked), fact.col("l_shipmode").equalTo(picked.col("mode")))
+            .groupBy("mode")
+            .count();
+
+    List<List<Object>> rows = sortedRows(star);
+    long matching = rows.stream().mapToLong(r -> (Long) r.get(1)).sum();
+    assertThat(factRowsReceived(SqlUiMetrics.byNode(spark.session(), ROWS_RECEIVED)))
+        .isEqualTo(matching);
+    assertThat(rows).hasSize(2);
+    assertThat(plan(star, "formatted"))
+        .contains("Partitioning: partitionColumn=l_orderkey")
+        .contains("(\"l_shipmode\" IN ('AIR', 'RAIL'))]");
+  }
+
   /** The rows received by the scan of lineitem, whose description holds its SQL. */
   private static long factRowsReceived(Map<String, String> byNode) {
     return factRowsReceivedFrom("FROM lineitem", byNode);
