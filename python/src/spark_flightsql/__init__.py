@@ -73,7 +73,9 @@ def configure(
 
     Call it before the builder's first ``getOrCreate()``: Spark reads ``spark.jars`` when its JVM
     starts, and a JVM that runs without the jar cannot be given it afterwards. Jars already set on
-    the builder's ``spark.jars`` are kept; this one is added after them.
+    the builder's ``spark.jars`` are kept; this one is added after them. (Spark lets the builder's
+    ``spark.jars`` replace one from ``spark-defaults.conf``, and ``--jars`` in
+    ``PYSPARK_SUBMIT_ARGS`` replace the builder's: list such jars on the builder instead.)
 
     It checks first that the installed PySpark is of a release line the jar supports
     (:data:`SUPPORTED_SPARK_LINES`), and raises :class:`UnsupportedSparkError`, naming both
