@@ -33,6 +33,7 @@ __all__ = [
     "SUPPORTED_SPARK_LINES",
     "SparkFlightSqlError",
     "UnsupportedSparkError",
+    "check_supported",
     "configure",
     "jar_path",
 ]
@@ -126,7 +127,7 @@ def configure(
             " restart the kernel and run it first), or, for spark-submit and pyspark, pass the jar"
             f" on the command line: --jars {jar}"
         )
-    jars = merged_jars(options.get("spark.jars"), jar)
+    jars = _merged_jars(options.get("spark.jars"), jar)
     return builder.config("spark.jars", jars)
 
 
@@ -142,7 +143,7 @@ def check_supported(pyspark_version: str) -> None:
         )
 
 
-def merged_jars(existing: Optional[str], jar: str) -> str:
+def _merged_jars(existing: Optional[str], jar: str) -> str:
     """``spark.jars``' value with ``jar`` added after the jars it already lists.
 
     A different spark-flightsql jar already listed would put two versions of the connector on

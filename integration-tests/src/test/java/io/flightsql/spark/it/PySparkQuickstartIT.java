@@ -139,7 +139,7 @@ class PySparkQuickstartIT {
         command,
         environment,
         TestPaths.buildDir().resolve(label + ".log"),
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(8));
   }
 
   private static void checkQuickstart(ExternalCommand.Result run) throws Exception {

@@ -119,7 +119,7 @@ class SparkConnectIT {
             "local"),
         venv.sparkEnvironment(),
         TestPaths.buildDir().resolve("spark-connect-local.log"),
-        Duration.ofMinutes(8));
+        Duration.ofMinutes(15));
   }
 
   private static ExternalCommand.Result remoteClient() throws Exception {
@@ -152,7 +152,7 @@ class SparkConnectIT {
                     "spark-internal"),
             TestPaths.buildDir().resolve("spark-connect-server.log"),
             2,
-            Duration.ofMinutes(3),
+            Duration.ofMinutes(5),
             serverVenv.sparkEnvironment());
     try {
       Map<String, String> environment = new LinkedHashMap<>(clientVenv.sparkEnvironment());
@@ -170,7 +170,7 @@ class SparkConnectIT {
               "remote"),
           environment,
           TestPaths.buildDir().resolve("spark-connect-remote.log"),
-          Duration.ofMinutes(8));
+          Duration.ofMinutes(15));
     } finally {
       ExternalCommand.destroyTree(connectServer.process().toHandle());
     }

@@ -106,7 +106,7 @@ class SqlEntryPointsIT {
         command,
         venv.sparkEnvironment(),
         TestPaths.buildDir().resolve("spark-sql-cli.log"),
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(10));
   }
 
   /** The Thrift server on a free port, and beeline's statements to it over JDBC. */
@@ -131,7 +131,7 @@ class SqlEntryPointsIT {
             },
             TestPaths.buildDir().resolve("spark-thrift-server.log"),
             2,
-            Duration.ofMinutes(3),
+            Duration.ofMinutes(5),
             venv.sparkEnvironment());
     try {
       return ExternalCommand.run(
@@ -159,7 +159,7 @@ class SqlEntryPointsIT {
                   + ".lineitem"),
           venv.sparkEnvironment(),
           TestPaths.buildDir().resolve("spark-beeline.log"),
-          Duration.ofMinutes(5));
+          Duration.ofMinutes(10));
     } finally {
       ExternalCommand.destroyTree(thriftServer.process().toHandle());
     }
