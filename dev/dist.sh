@@ -10,7 +10,8 @@ if ! command -v python3 > /dev/null 2>&1; then
   exit 1
 fi
 mvn -B -ntp -q -DskipTests package "$@"
-version=$(mvn -B -ntp -q help:evaluate -Dexpression=project.version -DforceStdout)
+# The project's version, from the root POM (its first two-space-indented <version>).
+version=$(sed -n 's|^  <version>\(.*\)</version>$|\1|p' pom.xml | head -n 1)
 dist=target/dist
 rm -rf "$dist"
 mkdir -p "$dist"
