@@ -504,6 +504,8 @@ def main():
     spark.sparkContext.setLogLevel("WARN")
     m = Matrix(spark, args.uri)
     print(f"MATRIX spark {spark.version}", flush=True)
+    print(f"MATRIX runtime java {spark._jvm.java.lang.System.getProperty('java.version')}"
+          f" scala {spark._jvm.scala.util.Properties.versionNumberString()}", flush=True)
     failed = 0
     for name, check_section in SECTIONS:
         if args.only and name not in args.only:
