@@ -1,0 +1,243 @@
+package io.flightsql.spark.stream;
+
+import io.flightsql.spark.client.EndpointCursor;
+import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.PlanningCancellation;
+import io.flightsql.spark.client.metadata.ServerTable;
+import io.flightsql.spark.client.metadata.TableRef;
+import io.flightsql.spark.client.transport.FlightErrors;
+import io.flightsql.spark.client.transport.SessionState;
+import io.flightsql.spark.config.FlightSqlWriteConfig;
+import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.write.CommitGuard;
+import java.util.Optional;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The marks that make a streaming write exactly once, as Delta's {@code txnAppId}/{@code
+ * txnVersion} do: a small table on the server (option {@code markerTable}) with one row per
+ * streaming query, {@code (query_id, epoch_id, table_name)}, the last epoch that query committed.
+ * An epoch's commit moves its rows and moves the mark in the same transaction; an epoch that Spark
+ * runs again (after a failure, or in a query restarted from its checkpoint after its driver died)
+ * finds the mark at or past it and writes nothing. The mark lives on the server, not in the
+ * driver's memory, so it survives the driver. Where the server has no transactions the mark moves
+ * just after the rows, which leaves a window in which a crash writes an epoch twice: at least once.
+ *
+ * <p>Statements are written by the write's dialect, the query id and table name as its string
+ * literals. Driver only.
+ */
+final class EpochMarkers {
+  private static final Logger LOG = LoggerFactory.getLogger(EpochMarkers.class);
+
+  private static final String QUERY_ID = "query_id";
+  private static final String EPOCH_ID = "epoch_id";
+  private static final String TABLE_NAME = "table_name";
+
+  private static final StructType COLUMNS =
+      new StructType(
+          new StructField[] {
+            DataTypes.createStructField(QUERY_ID, DataTypes.StringType, false),
+            DataTypes.createStructField(EPOCH_ID, DataTypes.LongType, false),
+            DataTypes.createStructField(TABLE_NAME, DataTypes.StringType, true)
+          });
+
+  private final FlightSqlWriteConfig config;
+  private final Dialect dialect;
+  private final TableRef table;
+  private final String queryId;
+  private final String target;
+
+  private EpochMarkers(
+      FlightSqlWriteConfig config, Dialect dialect, TableRef table, String queryId, String target) {
+    this.config = config;
+    this.dialect = dialect;
+    this.table = table;
+    this.queryId = queryId;
+    this.target = target;
+  }
+
+  /**
+   * The marks of query {@code queryId} in {@code markerTable}, created now when it does not exist.
+   *
+   * @param target the table the query writes, recorded with its marks for whoever reads them
+   */
+  static EpochMarkers open(
+      FlightSqlWriteConfig config,
+      Dialect dialect,
+      TableRef markerTable,
+      String queryId,
+      TableRef target) {
+    try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "stream-markers")) {
+      Optional<ServerTable> found =
+          session.findTable(
+              markerTable,
+              false,
+              false,
+              "SELECT * FROM " + dialect.table(markerTable) + " WHERE 1 = 0");
+      TableRef table;
+      if (found.isPresent()) {
+        table = found.get().ref();
+      } else {
+        session.executeUpdate(dialect.createTable(markerTable, COLUMNS), null);
+        LOG.info("Created {} on {} for the marks of streaming writes", markerTable, config.uri());
+        table = markerTable;
+      }
+      return new EpochMarkers(config, dialect, table, queryId, target.toString());
+    }
+  }
+
+  /** The table of the marks, in the server's spelling. */
+  TableRef table() {
+    return table;
+  }
+
+  /** The guard of one epoch's commit. */
+  CommitGuard epoch(long epochId) {
+    return new EpochGuard(epochId);
+  }
+
+  /** The last epoch the query committed, or null when it committed none. */
+  Long lastCommitted() {
+    String query =
+        "SELECT "
+            + dialect.quoted(EPOCH_ID)
+            + " FROM "
+            + dialect.table(table)
+            + " WHERE "
+            + dialect.quoted(QUERY_ID)
+            + " = "
+            + text(queryId);
+    Long last = null;
+    int rows = 0;
+    try (EndpointCursor cursor =
+        EndpointCursor.overQuery(
+            config.connection(), SessionState.empty(), 0, query, null, PlanningCancellation.NONE)) {
+      while (cursor.next()) {
+        VectorSchemaRoot root = cursor.root();
+        FieldVector epochs = root.getFieldVectors().get(0);
+        for (int i = 0; i < root.getRowCount(); i++) {
+          Object value = epochs.getObject(i);
+          if (value != null) {
+            rows++;
+            long epoch = ((Number) value).longValue();
+            last = last == null ? epoch : Math.max(last, epoch);
+          }
+        }
+      }
+    }
+    if (rows > 1) {
+      LOG.warn(
+          "{} holds {} marks of streaming query {}, where there should be one: another run of the"
+              + " same query wrote to it at the same time",
+          table,
+          rows,
+          queryId);
+    }
+    return last;
+  }
+
+  private String text(String value) {
+    return literal(value, DataTypes.StringType);
+  }
+
+  private String literal(Object value, DataType type) {
+    return dialect
+        .literal(value, type)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "Dialect '" + dialect.name() + "' cannot write the value " + value));
+  }
+
+  /** The guard of one epoch: asks the mark before the commit, moves it with the rows. */
+  private final class EpochGuard implements CommitGuard {
+    private final long epochId;
+
+    /** The mark found before the commit; null when the query has none yet. */
+    private Long found;
+
+    EpochGuard(long epochId) {
+      this.epochId = epochId;
+    }
+
+    @Override
+    public boolean committedBefore(FlightSqlSession session) {
+      found = lastCommitted();
+      if (found != null && found >= epochId) {
+        LOG.info(
+            "Epoch {} of streaming query {} was committed to {} before (the mark in {} is at {}):"
+                + " it writes nothing",
+            epochId,
+            queryId,
+            target,
+            table,
+            found);
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public void record(FlightSqlSession session, byte[] transaction) {
+      String epoch = literal(epochId, DataTypes.LongType);
+      if (found == null) {
+        session.executeUpdate(
+            "INSERT INTO "
+                + dialect.table(table)
+                + " ("
+                + dialect.quoted(QUERY_ID)
+                + ", "
+                + dialect.quoted(EPOCH_ID)
+                + ", "
+                + dialect.quoted(TABLE_NAME)
+                + ") VALUES ("
+                + text(queryId)
+                + ", "
+                + epoch
+                + ", "
+                + text(target)
+                + ")",
+            transaction);
+        return;
+      }
+      long moved =
+          session.executeUpdate(
+              "UPDATE "
+                  + dialect.table(table)
+                  + " SET "
+                  + dialect.quoted(EPOCH_ID)
+                  + " = "
+                  + epoch
+                  + " WHERE "
+                  + dialect.quoted(QUERY_ID)
+                  + " = "
+                  + text(queryId)
+                  + " AND "
+                  + dialect.quoted(EPOCH_ID)
+                  + " < "
+                  + epoch,
+              transaction);
+      if (moved == 0) {
+        // Between the question and this statement, another run of the query committed it.
+        throw FlightErrors.problem(
+            "Epoch "
+                + epochId
+                + " of streaming query "
+                + queryId
+                + " was committed to "
+                + target
+                + " by another run of the query while this one committed it: this commit is"
+                + " rolled back. Run one query per checkpoint location.",
+            "ABORTED",
+            "the mark in " + table + " moved");
+      }
+    }
+  }
+}
