@@ -108,9 +108,10 @@ public final class StreamOptions {
               WRITE)
           .defaultValue("flightsql_stream_commits")
           .description(
-              "The table where streaming writes record the last epoch each query committed, one"
-                  + " row per query (`query_id`, `epoch_id`, `table_name`); created when missing,"
-                  + " in `catalog` and `schema` unless the name says otherwise. Shared by every"
-                  + " query that writes to the server; a row can be deleted once its query is"
-                  + " gone for good.");
+              "The table where streaming writes record the epochs each query committed, a row"
+                  + " (`query_id`, `epoch_id`, `table_name`) per epoch, added in the epoch's"
+                  + " transaction; a query keeps the rows of its last 100 epochs. Created when"
+                  + " missing, in `catalog` and `schema` unless the name says otherwise. Shared by"
+                  + " every query that writes to the server; a query's rows can be deleted once"
+                  + " it is gone for good.");
 }

@@ -27,6 +27,7 @@ final class StreamSourceReads implements SourceReads {
   private final StructType schema;
   private final FlightSqlReadConfig config;
   private PushdownContext context;
+  private SourceColumns columns;
 
   StreamSourceReads(StructType schema, FlightSqlReadConfig config) {
     this.schema = schema;
@@ -74,8 +75,9 @@ final class StreamSourceReads implements SourceReads {
   }
 
   @Override
-  public SourceColumns columns() {
-    return context().columns;
+  public synchronized SourceColumns columns() {
+    context();
+    return columns;
   }
 
   @Override

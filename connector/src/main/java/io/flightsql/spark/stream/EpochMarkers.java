@@ -5,7 +5,6 @@ import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.PlanningCancellation;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
-import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.dialect.Dialect;
@@ -22,13 +21,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The marks that make a streaming write exactly once, as Delta's {@code txnAppId}/{@code
- * txnVersion} do: a small table on the server (option {@code markerTable}) with one row per
- * streaming query, {@code (query_id, epoch_id, table_name)}, the last epoch that query committed.
- * An epoch's commit moves its rows and moves the mark in the same transaction; an epoch that Spark
- * runs again (after a failure, or in a query restarted from its checkpoint after its driver died)
- * finds the mark at or past it and writes nothing. The mark lives on the server, not in the
- * driver's memory, so it survives the driver. Where the server has no transactions the mark moves
- * just after the rows, which leaves a window in which a crash writes an epoch twice: at least once.
+ * txnVersion} do: a small table on the server (option {@code markerTable}) with a row {@code
+ * (query_id, epoch_id, table_name)} for each epoch a streaming query committed, its last {@link
+ * #KEPT} epochs kept. An epoch's commit adds its rows and its mark in the same transaction; an
+ * epoch that Spark runs again (after a failure, or in a query restarted from its checkpoint after
+ * its driver died) finds a mark at or past it and writes nothing. The marks live on the server, not
+ * in the driver's memory, so they survive the driver. Where the server has no transactions the mark
+ * is added just after the rows, which leaves a window in which a crash writes an epoch twice: at
+ * least once.
  *
  * <p>Statements are written by the write's dialect, the query id and table name as its string
  * literals. Driver only.
@@ -39,6 +39,9 @@ final class EpochMarkers {
   private static final String QUERY_ID = "query_id";
   private static final String EPOCH_ID = "epoch_id";
   private static final String TABLE_NAME = "table_name";
+
+  /** How many epochs of marks a query keeps: Spark runs again at most its last epoch. */
+  static final long KEPT = 100;
 
   private static final StructType COLUMNS =
       new StructType(
@@ -103,7 +106,10 @@ final class EpochMarkers {
     return new EpochGuard(epochId);
   }
 
-  /** The last epoch the query committed, or null when it committed none. */
+  /**
+   * The last epoch the query committed, or null when it committed none: the largest of its marks,
+   * of which there are at most about {@link #KEPT}.
+   */
   Long lastCommitted() {
     String query =
         "SELECT "
@@ -115,7 +121,6 @@ final class EpochMarkers {
             + " = "
             + text(queryId);
     Long last = null;
-    int rows = 0;
     try (EndpointCursor cursor =
         EndpointCursor.overQuery(
             config.connection(), SessionState.empty(), 0, query, null, PlanningCancellation.NONE)) {
@@ -125,20 +130,11 @@ final class EpochMarkers {
         for (int i = 0; i < root.getRowCount(); i++) {
           Object value = epochs.getObject(i);
           if (value != null) {
-            rows++;
             long epoch = ((Number) value).longValue();
             last = last == null ? epoch : Math.max(last, epoch);
           }
         }
       }
-    }
-    if (rows > 1) {
-      LOG.warn(
-          "{} holds {} marks of streaming query {}, where there should be one: another run of the"
-              + " same query wrote to it at the same time",
-          table,
-          rows,
-          queryId);
     }
     return last;
   }
@@ -156,12 +152,33 @@ final class EpochMarkers {
                     "Dialect '" + dialect.name() + "' cannot write the value " + value));
   }
 
-  /** The guard of one epoch: asks the mark before the commit, moves it with the rows. */
+  /**
+   * Deletes the query's marks more than {@link #KEPT} epochs old, outside any transaction: a
+   * transaction left open by a killed driver may hold the same rows, and the commit of an epoch
+   * must not wait for it or conflict with it. A failure only leaves the rows for a later epoch.
+   */
+  private void prune(FlightSqlSession session, long epochId) {
+    try {
+      session.executeUpdateBounded(
+          "DELETE FROM "
+              + dialect.table(table)
+              + " WHERE "
+              + dialect.quoted(QUERY_ID)
+              + " = "
+              + text(queryId)
+              + " AND "
+              + dialect.quoted(EPOCH_ID)
+              + " < "
+              + literal(epochId - KEPT, DataTypes.LongType));
+    } catch (RuntimeException e) {
+      LOG.info(
+          "Old marks of streaming query {} in {} stay for now: {}", queryId, table, e.getMessage());
+    }
+  }
+
+  /** The guard of one epoch: asks for the mark before the commit, adds it with the rows. */
   private final class EpochGuard implements CommitGuard {
     private final long epochId;
-
-    /** The mark found before the commit; null when the query has none yet. */
-    private Long found;
 
     EpochGuard(long epochId) {
       this.epochId = epochId;
@@ -169,75 +186,48 @@ final class EpochMarkers {
 
     @Override
     public boolean committedBefore(FlightSqlSession session) {
-      found = lastCommitted();
-      if (found != null && found >= epochId) {
+      Long last = lastCommitted();
+      if (last != null && last >= epochId) {
         LOG.info(
-            "Epoch {} of streaming query {} was committed to {} before (the mark in {} is at {}):"
-                + " it writes nothing",
+            "Epoch {} of streaming query {} was committed to {} before (the marks in {} reach"
+                + " epoch {}): it writes nothing",
             epochId,
             queryId,
             target,
             table,
-            found);
+            last);
         return true;
+      }
+      if (epochId > 0 && epochId % KEPT == 0) {
+        prune(session, epochId);
       }
       return false;
     }
 
+    /**
+     * Adds the epoch's mark, a row of its own: rows are only ever added (and old ones deleted
+     * apart), so that a commit never updates a row that a transaction left open by a killed driver
+     * may hold.
+     */
     @Override
     public void record(FlightSqlSession session, byte[] transaction) {
-      String epoch = literal(epochId, DataTypes.LongType);
-      if (found == null) {
-        session.executeUpdate(
-            "INSERT INTO "
-                + dialect.table(table)
-                + " ("
-                + dialect.quoted(QUERY_ID)
-                + ", "
-                + dialect.quoted(EPOCH_ID)
-                + ", "
-                + dialect.quoted(TABLE_NAME)
-                + ") VALUES ("
-                + text(queryId)
-                + ", "
-                + epoch
-                + ", "
-                + text(target)
-                + ")",
-            transaction);
-        return;
-      }
-      long moved =
-          session.executeUpdate(
-              "UPDATE "
-                  + dialect.table(table)
-                  + " SET "
-                  + dialect.quoted(EPOCH_ID)
-                  + " = "
-                  + epoch
-                  + " WHERE "
-                  + dialect.quoted(QUERY_ID)
-                  + " = "
-                  + text(queryId)
-                  + " AND "
-                  + dialect.quoted(EPOCH_ID)
-                  + " < "
-                  + epoch,
-              transaction);
-      if (moved == 0) {
-        // Between the question and this statement, another run of the query committed it.
-        throw FlightErrors.problem(
-            "Epoch "
-                + epochId
-                + " of streaming query "
-                + queryId
-                + " was committed to "
-                + target
-                + " by another run of the query while this one committed it: this commit is"
-                + " rolled back. Run one query per checkpoint location.",
-            "ABORTED",
-            "the mark in " + table + " moved");
-      }
+      session.executeUpdate(
+          "INSERT INTO "
+              + dialect.table(table)
+              + " ("
+              + dialect.quoted(QUERY_ID)
+              + ", "
+              + dialect.quoted(EPOCH_ID)
+              + ", "
+              + dialect.quoted(TABLE_NAME)
+              + ") VALUES ("
+              + text(queryId)
+              + ", "
+              + literal(epochId, DataTypes.LongType)
+              + ", "
+              + text(target)
+              + ")",
+          transaction);
     }
   }
 }

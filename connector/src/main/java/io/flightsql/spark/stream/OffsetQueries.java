@@ -68,20 +68,19 @@ final class OffsetQueries {
 
   /**
    * The conditions of the rows above {@code after} (none: every row with a value) and at most
-   * {@code upTo} (none: no upper bound).
+   * {@code upTo} (none: no upper bound). NULLs are excluded by name: a server may find NULL below
+   * every value rather than unknown (Deephaven does).
    */
   List<String> range(Object after, Object upTo) {
     resolve();
     List<String> conditions = new ArrayList<>();
+    conditions.add(
+        write(new Predicate("IS_NOT_NULL", new Expression[] {reference}), "IS NOT NULL"));
     if (after != null) {
       conditions.add(comparison(">", after));
     }
     if (upTo != null) {
       conditions.add(comparison("<=", upTo));
-    }
-    if (conditions.isEmpty()) {
-      conditions.add(
-          write(new Predicate("IS_NOT_NULL", new Expression[] {reference}), "IS NOT NULL"));
     }
     return conditions;
   }

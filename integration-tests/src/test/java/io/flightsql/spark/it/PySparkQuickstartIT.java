@@ -65,6 +65,68 @@ class PySparkQuickstartIT {
   }
 
   /**
+   * The streaming example ({@code examples/python/streaming_copy.py}) with {@code --available-now}:
+   * {@code lineitem} copied by its {@code l_orderkey}, which repeats (up to seven lines an order),
+   * in micro-batches of at most 20,000 rows, equals its source.
+   */
+  @Test
+  void streamingCopyCopiesLineitemExactly() throws Exception {
+    Path script = TestPaths.repoRoot().resolve("examples/python/streaming_copy.py");
+    PythonVirtualenv venv = PythonVirtualenv.pyspark(PySparkReleases.DEFAULT);
+    Path checkpoint = TestPaths.buildDir().resolve("pyspark-streaming-copy-checkpoint");
+    TestPaths.deleteTree(checkpoint);
+    try (DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder()
+            .host(FreePorts.LOOPBACK)
+            .port(0)
+            .lineitemRows(LINEITEM_ROWS)
+            .start()) {
+      ExternalCommand.Result run =
+          ExternalCommand.run(
+              "spark-submit",
+              List.of(
+                  venv.bin("spark-submit").toString(),
+                  "--master",
+                  "local[2]",
+                  "--conf",
+                  "spark.ui.enabled=false",
+                  "--jars",
+                  TestPaths.shadedJar().toString(),
+                  script.toString(),
+                  "--uri",
+                  server.uri(),
+                  "--checkpoint",
+                  checkpoint.toString(),
+                  "--max-rows-per-trigger",
+                  "20000",
+                  "--available-now"),
+              venv.sparkEnvironment(),
+              TestPaths.buildDir().resolve("pyspark-streaming-copy.log"),
+              Duration.ofMinutes(5));
+      String shown = "spark-submit output (" + run.log() + "):\n" + run.tail(60);
+      assertThat(run.exitCode()).as(shown).isZero();
+      assertThat(run.output()).as(shown).contains("batch 0: ").contains("rows/s");
+      assertThat(
+              single(
+                  server,
+                  "SELECT count(*) FROM (SELECT * FROM lineitem EXCEPT ALL SELECT * FROM"
+                      + " lineitem_copy)"))
+          .as("lineitem rows missing from the copy")
+          .isZero();
+      assertThat(single(server, "SELECT count(*) FROM lineitem_copy")).isEqualTo(LINEITEM_ROWS);
+    }
+  }
+
+  private static long single(DuckDbFlightSqlServer server, String sql) throws Exception {
+    try (Connection connection = server.newConnection();
+        Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getLong(1);
+    }
+  }
+
+  /**
    * The rows of the table that {@code DataFrame.show()} printed, as lists of cell texts: lines like
    * {@code |A|F|12345.00|123|} between the header's rule and the closing rule.
    */

@@ -32,9 +32,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * writes in all four save modes, the SQL catalog (namespaces, tables, a pushed aggregate, INSERT,
  * INSERT OVERWRITE, CTAS, DROP), compressed record batches (reads from a second server, with the
  * same data, whose streams are ZSTD-compressed, and writes with option {@code compression}: ZSTD
- * and LZ4 run on the zstd-jni and lz4-java of each Spark, which the jar does not bundle), and TIME
- * on 4.1 and later; this test reads its {@code MATRIX <section> PASSED|SKIPPED|FAILED} lines and
- * then checks the written tables in DuckDB itself.
+ * and LZ4 run on the zstd-jni and lz4-java of each Spark, which the jar does not bundle), TIME on
+ * 4.1 and later, and a streaming copy (a flightsql source to a flightsql sink, in micro-batches of
+ * admission control, run again from its checkpoint); this test reads its {@code MATRIX <section>
+ * PASSED|SKIPPED|FAILED} lines and then checks the written tables in DuckDB itself.
  *
  * <p>The versions run at the same time (each {@code spark-submit} waits on the server and on Python
  * much of the time); {@code -Dflightsql.matrix.parallelism=N} changes how many at once. Spark 3.5
@@ -99,6 +100,8 @@ class SparkVersionMatrixIT {
     expected.put("catalog", "PASSED");
     expected.put("compression", "PASSED");
     expected.put("time", PySparkReleases.hasTimeType(version) ? "PASSED" : "SKIPPED");
+    // A streaming copy of lineitem through the connector's source and sink.
+    expected.put("streaming", "PASSED");
     assertThat(run.sections()).as(shown).containsExactlyEntriesOf(expected);
     assertThat(run.submit().exitCode()).as(shown).isZero();
     // What the writes section left, as DuckDB itself reads it: overwrite with truncate, then an

@@ -47,6 +47,18 @@ final class TestPaths {
     return jar;
   }
 
+  /** Deletes {@code dir} and everything under it, if it exists. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+
   /**
    * A per-user cache for what the tests download or build once: Go binaries, a virtualenv. It is
    * {@code $HOME/.cache/spark-flightsql}; the JVM's {@code user.home} comes from the password
