@@ -161,7 +161,28 @@ class StreamingTest {
                     + " WHERE query_id = '"
                     + second.id()
                     + "' ORDER BY epoch_id"))
-        .containsExactly("0 \"grows_copy\"", "1 \"grows_copy\"");
+        .containsExactly("0 grows_copy", "1 grows_copy");
+  }
+
+  /**
+   * An existing table takes a stream's rows by column name, in its own order, case ignored, as a
+   * batch append does; a column it has and the stream lacks stays NULL.
+   */
+  @Test
+  void writesToAnExistingTableByColumnName() throws Exception {
+    server().execute("CREATE TABLE named AS SELECT i AS id, 'v' || i AS v FROM range(1, 6) t(i)");
+    server().execute("CREATE TABLE named_copy (note VARCHAR, V VARCHAR, ID BIGINT)");
+    ran(
+        sink(
+            source(duckDb.uri(), "named", "offsetColumn", "id").load(),
+            duckDb.uri(),
+            "named_copy",
+            "named"));
+    assertThat(
+            column(
+                server(),
+                "SELECT ID || ':' || V || ':' || coalesce(note, '-') FROM named_copy ORDER BY ID"))
+        .containsExactly("1:v1:-", "2:v2:-", "3:v3:-", "4:v4:-", "5:v5:-");
   }
 
   /**

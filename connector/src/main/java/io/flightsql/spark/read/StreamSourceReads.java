@@ -7,9 +7,12 @@ import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.sql.SourceColumns;
 import io.flightsql.spark.stream.SourceReads;
+import io.flightsql.spark.types.ComparableColumns;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -44,13 +47,30 @@ final class StreamSourceReads implements SourceReads {
     return config;
   }
 
+  /**
+   * The dialect, and the source's columns with those whose values the server holds as Spark reads
+   * them: the stream's conditions exclude NULLs themselves, so a server that finds NULL below every
+   * value (Deephaven) compares the rest as Spark does too, unlike a pushed filter's.
+   */
   private synchronized PushdownContext context() {
     if (context == null) {
       PushdownContext found;
       try (PushdownProbes probes = new PushdownProbes(config)) {
         found =
             PushdownContext.resolve(
-                config, schema, null, new AtomicReference<ResolvedDialect>(), probes);
+                config,
+                schema,
+                Collections.emptySet(),
+                new AtomicReference<ResolvedDialect>(),
+                probes);
+        if (found != null) {
+          Schema arrow =
+              probes
+                  .session()
+                  .resultSchema(
+                      SourceQuery.sql(config, found.sessionHasDefaults, () -> found.dialect));
+          columns = new SourceColumns(schema, ComparableColumns.of(arrow, schema), found.dialect);
+        }
       }
       if (found == null) {
         throw new IllegalArgumentException(

@@ -69,7 +69,8 @@ final class EpochMarkers {
   /**
    * The marks of query {@code queryId} in {@code markerTable}, created now when it does not exist.
    *
-   * @param target the table the query writes, recorded with its marks for whoever reads them
+   * @param target the table the query writes, as option {@code dbtable} names it, recorded with its
+   *     marks for whoever reads them
    */
   static EpochMarkers open(
       FlightSqlWriteConfig config,
@@ -92,8 +93,19 @@ final class EpochMarkers {
         LOG.info("Created {} on {} for the marks of streaming writes", markerTable, config.uri());
         table = markerTable;
       }
-      return new EpochMarkers(config, dialect, table, queryId, target.toString());
+      return new EpochMarkers(config, dialect, table, queryId, plainName(target));
     }
+  }
+
+  /** {@code catalog.schema.name}, as given, without quotes: for whoever reads the marks. */
+  private static String plainName(TableRef table) {
+    StringBuilder name = new StringBuilder();
+    for (String part : new String[] {table.catalog(), table.schema(), table.name()}) {
+      if (part != null) {
+        name.append(name.length() > 0 ? "." : "").append(part);
+      }
+    }
+    return name.toString();
   }
 
   /** The table of the marks, in the server's spelling. */

@@ -117,7 +117,7 @@ final class FlightSqlStreamingWrite implements Write, StreamingWrite {
     if (wanted != ExactlyOnce.FALSE && first.staged()) {
       markers =
           EpochMarkers.open(
-              config, first.dialect(), settings.markerTable(), queryId, first.target());
+              config, first.dialect(), settings.markerTable(), queryId, config.table());
       if (atLeastOnce == null) {
         guarantee = "exactly once";
       }

@@ -19,21 +19,34 @@ import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The SQL a stream sends about its offset column, in the read's dialect and over the read's source:
  * the conditions of a range ({@code > start AND <= end}), written as pushed filters are so that the
  * server compares exactly as Spark would (literals of the column's type, never text pasted into
  * SQL), and the queries that find marks on the driver: the newest value, the oldest, and the
- * (n+1)-th smallest above a mark, each one row of one column. Driver only.
+ * (n+1)-th smallest above a mark, each one row of one column (but where a server refuses OFFSET).
+ * Driver only.
  */
 final class OffsetQueries {
+  private static final Logger LOG = LoggerFactory.getLogger(OffsetQueries.class);
+
+  private static final String NEWEST = "the newest value of the offset column";
+  private static final String OLDEST = "the oldest value of the offset column";
+  private static final String FOLLOWING =
+      "the end of a micro-batch of option '" + StreamOptions.MAX_ROWS_PER_TRIGGER.name() + "'";
+
   private final SourceReads reads;
   private final OffsetColumn column;
   private final NamedReference reference;
   private final StructType oneColumn;
   private ExpressionSql expressions;
   private String columnSql;
+
+  /** Whether the server refused the OFFSET of {@link #following}'s query once. */
+  private boolean offsetRefused;
 
   OffsetQueries(SourceReads reads, OffsetColumn column) {
     this.reads = reads;
@@ -117,42 +130,79 @@ final class OffsetQueries {
 
   /** The largest value above {@code after} and at most {@code upTo}; null when there is none. */
   Object newest(Object after, Object upTo) {
-    return first(after, upTo, false, 0, "the newest value of the offset column");
+    return extreme(values(after, upTo, false, 1, 0, NEWEST), false);
   }
 
   /** The smallest value above {@code after} and at most {@code upTo}; null when there is none. */
   Object oldest(Object after, Object upTo) {
-    return first(after, upTo, true, 0, "the oldest value of the offset column");
+    return extreme(values(after, upTo, true, 1, 0, OLDEST), true);
   }
 
   /**
    * The value of the row that follows the first {@code rows} rows above {@code after} (at most
-   * {@code upTo}) in the column's order; null when there are no more rows than that.
+   * {@code upTo}) in the column's order; null when there are no more rows than that. Asked with
+   * {@code LIMIT 1 OFFSET rows}; where the dialect cannot write that or the server refuses it
+   * (Deephaven), with {@code LIMIT rows + 1}, whose values all come to the driver.
    */
   Object following(Object after, Object upTo, int rows) {
-    return first(after, upTo, true, rows, "the end of a micro-batch of option 'maxRowsPerTrigger'");
-  }
-
-  private Object first(Object after, Object upTo, boolean ascending, int skip, String what) {
     resolve();
     Dialect dialect = reads.source().dialect();
-    if (!dialect.limitOffset(1, skip).isPresent()) {
+    if (!offsetRefused && dialect.limitOffset(1, rows).isPresent()) {
+      try {
+        return extreme(values(after, upTo, true, 1, rows, FOLLOWING), true);
+      } catch (FlightSqlConnectorException e) {
+        if (FlightErrors.isAboutTheCall(e)) {
+          throw e;
+        }
+        offsetRefused = true;
+        LOG.warn(
+            "{} refused the OFFSET of the query for the end of a micro-batch ({}): the stream of {}"
+                + " reads the first {} values of its offset column instead",
+            reads.config().uri(),
+            e.getMessage(),
+            reads.config().displayName(),
+            rows + 1);
+      }
+    }
+    List<Object> first = values(after, upTo, true, rows + 1, 0, FOLLOWING);
+    return first.size() > rows ? extreme(first, false) : null;
+  }
+
+  /** The smallest (or largest) of {@code values}; null for none. */
+  private Object extreme(List<Object> values, boolean smallest) {
+    Object found = null;
+    for (Object value : values) {
+      if (found == null || (column.compare(value, found) < 0) == smallest) {
+        found = value;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The column's values, NULLs left out, of at most {@code limit} rows above {@code after} and at
+   * most {@code upTo}, in the column's order, after skipping {@code skip} rows.
+   */
+  private List<Object> values(
+      Object after, Object upTo, boolean ascending, int limit, int skip, String what) {
+    resolve();
+    Dialect dialect = reads.source().dialect();
+    if (!dialect.limitOffset(limit, skip).isPresent()) {
       throw new IllegalArgumentException(
           "Dialect '"
               + dialect.name()
-              + "' cannot write a LIMIT 1"
+              + "' cannot write a LIMIT "
+              + limit
               + (skip > 0 ? " OFFSET " + skip : "")
               + ", which a stream needs to find "
               + what
-              + (skip > 0
-                  ? "; read without option '" + StreamOptions.MAX_ROWS_PER_TRIGGER.name() + "'"
-                  : "; set option 'dialect'"));
+              + "; set option 'dialect'");
     }
     PushedQuery query =
         rows(after, upTo)
             .select(Collections.singletonList(columnSql))
             .orderBy(Collections.singletonList(columnSql + (ascending ? " ASC" : " DESC")))
-            .limit(1)
+            .limit(limit)
             .offset(skip);
     List<InternalRow> answer;
     try {
@@ -161,14 +211,13 @@ final class OffsetQueries {
       throw FlightErrors.amend(
           e, "The streaming read of " + reads.config().displayName() + " was looking for " + what);
     }
-    Object found = null;
+    List<Object> values = new ArrayList<>();
     for (InternalRow row : answer) {
       Object value = column.fromRow(row, 0);
-      if (value != null
-          && (found == null || (column.compare(value, found) < 0) == (ascending || skip > 0))) {
-        found = value;
+      if (value != null) {
+        values.add(value);
       }
     }
-    return found;
+    return values;
   }
 }
