@@ -94,6 +94,15 @@ class StreamingTest {
     return query;
   }
 
+  /** Runs a copy of {@code table} to {@code <table>_copy} by its {@code id}, to its end. */
+  private StreamingQuery copied(String table, String... options) throws Exception {
+    String[] all = new String[options.length + 2];
+    all[0] = "offsetColumn";
+    all[1] = "id";
+    System.arraycopy(options, 0, all, 2, options.length);
+    return ran(sink(source(duckDb.uri(), table, all).load(), duckDb.uri(), table + "_copy", table));
+  }
+
   private static List<Long> rowsPerBatch(StreamingQuery query) {
     List<Long> rows = new ArrayList<>();
     for (StreamingQueryProgress progress : query.recentProgress()) {
@@ -127,24 +136,12 @@ class StreamingTest {
   @Test
   void copiesWhatTheSourceGainsBetweenRunsExactly() throws Exception {
     server().execute("CREATE TABLE grows AS SELECT i AS id, 'v' || i AS v FROM range(1, 101) t(i)");
-    StreamingQuery first =
-        ran(
-            sink(
-                source(duckDb.uri(), "grows", "offsetColumn", "id").load(),
-                duckDb.uri(),
-                "grows_copy",
-                "grows"));
+    StreamingQuery first = copied("grows");
     assertThat(rowsPerBatch(first)).containsExactly(100L);
     assertSameRows("grows", "grows_copy");
 
     server().execute("INSERT INTO grows SELECT i, 'v' || i FROM range(101, 151) t(i)");
-    StreamingQuery second =
-        ran(
-            sink(
-                source(duckDb.uri(), "grows", "offsetColumn", "id").load(),
-                duckDb.uri(),
-                "grows_copy",
-                "grows"));
+    StreamingQuery second = copied("grows");
     assertThat(rowsPerBatch(second)).containsExactly(50L);
     assertSameRows("grows", "grows_copy");
     StreamingQueryProgress last = second.lastProgress();
@@ -172,12 +169,7 @@ class StreamingTest {
   void writesToAnExistingTableByColumnName() throws Exception {
     server().execute("CREATE TABLE named AS SELECT i AS id, 'v' || i AS v FROM range(1, 6) t(i)");
     server().execute("CREATE TABLE named_copy (note VARCHAR, V VARCHAR, ID BIGINT)");
-    ran(
-        sink(
-            source(duckDb.uri(), "named", "offsetColumn", "id").load(),
-            duckDb.uri(),
-            "named_copy",
-            "named"));
+    copied("named");
     assertThat(
             column(
                 server(),
@@ -198,13 +190,7 @@ class StreamingTest {
     for (int i = 0; i < ids.length; i++) {
       server().execute("INSERT INTO tied VALUES (" + ids[i] + ", 'r" + i + "')");
     }
-    StreamingQuery query =
-        ran(
-            sink(
-                source(duckDb.uri(), "tied", "offsetColumn", "id", "maxRowsPerTrigger", "4").load(),
-                duckDb.uri(),
-                "tied_copy",
-                "tied"));
+    StreamingQuery query = copied("tied", "maxRowsPerTrigger", "4");
     assertThat(rowsPerBatch(query)).containsExactly(2L, 4L, 6L, 3L);
     assertSameRows("tied", "tied_copy");
     StreamingQueryProgress last = query.lastProgress();
@@ -217,14 +203,7 @@ class StreamingTest {
         .execute(
             "INSERT INTO tied_first VALUES (7, 'a'), (7, 'b'), (7, 'c'), (7, 'd'), (7, 'e'),"
                 + " (8, 'f')");
-    StreamingQuery first =
-        ran(
-            sink(
-                source(duckDb.uri(), "tied_first", "offsetColumn", "id", "maxRowsPerTrigger", "3")
-                    .load(),
-                duckDb.uri(),
-                "tied_first_copy",
-                "tied_first"));
+    StreamingQuery first = copied("tied_first", "maxRowsPerTrigger", "3");
     assertThat(rowsPerBatch(first)).containsExactly(5L, 1L);
     assertSameRows("tied_first", "tied_first_copy");
   }
@@ -232,28 +211,14 @@ class StreamingTest {
   @Test
   void latestReadsOnlyTheRowsAddedAfterTheQueryStarted() throws Exception {
     server().execute("CREATE TABLE later AS SELECT i AS id, 'v' || i AS v FROM range(1, 11) t(i)");
-    StreamingQuery first =
-        ran(
-            sink(
-                source(duckDb.uri(), "later", "offsetColumn", "id", "startingOffsets", "latest")
-                    .load(),
-                duckDb.uri(),
-                "later_copy",
-                "later"));
+    StreamingQuery first = copied("later", "startingOffsets", "latest");
     assertThat(rowsPerBatch(first)).isEmpty();
     assertThat(dir.resolve("later/sources/0/flightsql-initial-offset.json"))
         .content(StandardCharsets.UTF_8)
         .isEqualTo("{\"offsetColumn\":\"id\",\"type\":\"bigint\",\"value\":\"10\"}");
 
     server().execute("INSERT INTO later SELECT i, 'v' || i FROM range(11, 16) t(i)");
-    StreamingQuery second =
-        ran(
-            sink(
-                source(duckDb.uri(), "later", "offsetColumn", "id", "startingOffsets", "latest")
-                    .load(),
-                duckDb.uri(),
-                "later_copy",
-                "later"));
+    StreamingQuery second = copied("later", "startingOffsets", "latest");
     assertThat(rowsPerBatch(second)).containsExactly(5L);
     assertThat(column(server(), "SELECT id FROM later_copy ORDER BY id"))
         .containsExactly("11", "12", "13", "14", "15");
@@ -315,23 +280,11 @@ class StreamingTest {
     server().execute("CREATE TABLE " + table + " (id " + sqlType + ", v VARCHAR)");
     server()
         .execute("INSERT INTO " + table + " VALUES ('" + below + "', 'a'), ('" + below + "', 'b')");
-    StreamingQuery first =
-        ran(
-            sink(
-                source(duckDb.uri(), table, "offsetColumn", "id").load(),
-                duckDb.uri(),
-                table + "_copy",
-                table));
+    StreamingQuery first = copied(table);
     assertThat(rowsPerBatch(first)).containsExactly(2L);
 
     server().execute("INSERT INTO " + table + " VALUES ('" + above + "', 'c')");
-    StreamingQuery second =
-        ran(
-            sink(
-                source(duckDb.uri(), table, "offsetColumn", "id").load(),
-                duckDb.uri(),
-                table + "_copy",
-                table));
+    StreamingQuery second = copied(table);
     assertThat(rowsPerBatch(second)).containsExactly(1L);
     assertThat(second.lastProgress().sources()[0].endOffset())
         .isEqualTo(
@@ -346,13 +299,7 @@ class StreamingTest {
         .execute(
             "CREATE TABLE lagged AS SELECT TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i)"
                 + " SECOND AS id, 'v' || i AS v FROM range(0, 10) t(i)");
-    StreamingQuery query =
-        ran(
-            sink(
-                source(duckDb.uri(), "lagged", "offsetColumn", "id", "offsetLag", "3s").load(),
-                duckDb.uri(),
-                "lagged_copy",
-                "lagged"));
+    StreamingQuery query = copied("lagged", "offsetLag", "3s");
     // Newest 00:00:09, less 3 s: up to 00:00:06, seven rows.
     assertThat(rowsPerBatch(query)).containsExactly(7L);
     assertThat(column(server(), "SELECT max(v) FROM lagged_copy")).containsExactly("v6");

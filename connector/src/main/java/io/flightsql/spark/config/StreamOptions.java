@@ -1,5 +1,6 @@
 package io.flightsql.spark.config;
 
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -77,8 +78,8 @@ public final class StreamOptions {
   public static final OptionSpec<String> OFFSET_LAG =
       OptionTypes.text(
               "offsetLag",
-              "a duration such as `30s`, `5m` or `1d` for a timestamp offset column, whole days"
-                  + " (`1d`) for a date, or a non-negative number for a numeric one",
+              "a duration such as `30s`, `5m` or `2h` for a timestamp offset column, whole days"
+                  + " (`24h`, `48h`) for a date, or a non-negative number for a numeric one",
               READ)
           .description(
               "Reads only up to the newest value of `offsetColumn` minus this lag, leaving the"
@@ -86,6 +87,16 @@ public final class StreamOptions {
                   + " committed (an ingestion timestamp taken at the start of a slow transaction),"
                   + " which could otherwise be committed below a mark already read and never be"
                   + " seen. None by default.");
+
+  /**
+   * Option {@code offsetLag} as a duration, for a date or timestamp offset column: the form of the
+   * connector's other durations.
+   *
+   * @throws IllegalArgumentException when the text is not a duration above zero
+   */
+  public static Duration lag(String text) {
+    return OptionTypes.duration(text.trim());
+  }
 
   public static final OptionSpec<ExactlyOnce> EXACTLY_ONCE =
       OptionTypes.choice("exactlyOnce", WRITE, ExactlyOnce.values())

@@ -259,7 +259,7 @@ public final class FlightSqlMicroBatchStream
     InputPartition[] partitions = reads.partitions(queries.rows(from, to));
     plannedRange = range;
     plannedPartitions = partitions.clone();
-    LOG.info(
+    LOG.debug(
         "Micro-batch of {}: {} in ({}, {}], {} partition(s)",
         reads.config().displayName(),
         column.name(),

@@ -17,8 +17,6 @@ import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.DateTimeUtils;
 import org.apache.spark.sql.types.ByteType;
@@ -54,8 +52,6 @@ final class OffsetColumn {
     TIMESTAMP,
     TIMESTAMP_NTZ
   }
-
-  private static final Pattern LAG_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
   /** Microseconds with their six digits always, so that equal values have equal text. */
   private static final DateTimeFormatter LOCAL =
@@ -227,17 +223,17 @@ final class OffsetColumn {
           }
           return amount;
         case DATE:
-          Duration days = lagDuration(value);
+          Duration days = StreamOptions.lag(value);
           if (days.toDays() * 86_400L != days.getSeconds() || days.getNano() != 0) {
             throw new NumberFormatException();
           }
           return days.toDays();
         default:
-          Duration lag = lagDuration(value);
+          Duration lag = StreamOptions.lag(value);
           return Math.addExact(
               Math.multiplyExact(lag.getSeconds(), 1_000_000L), lag.getNano() / 1000L);
       }
-    } catch (NumberFormatException | ArithmeticException e) {
+    } catch (IllegalArgumentException | ArithmeticException e) {
       throw OptionReader.invalid(
           StreamOptions.OFFSET_LAG,
           text,
@@ -249,28 +245,8 @@ final class OffsetColumn {
               + (kind == Kind.INTEGRAL || kind == Kind.DECIMAL
                   ? "a non-negative number"
                   : kind == Kind.DATE
-                      ? "whole days, such as `1d` or `48h`"
-                      : "a duration such as `500ms`, `30s`, `5m`, `2h` or `1d`"));
-    }
-  }
-
-  private static Duration lagDuration(String text) {
-    Matcher m = LAG_DURATION.matcher(text.toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new NumberFormatException();
-    }
-    long amount = Long.parseLong(m.group(1));
-    switch (m.group(2)) {
-      case "ms":
-        return Duration.ofMillis(amount);
-      case "s":
-        return Duration.ofSeconds(amount);
-      case "m":
-        return Duration.ofMinutes(amount);
-      case "h":
-        return Duration.ofHours(amount);
-      default:
-        return Duration.ofDays(amount);
+                      ? "whole days, such as `24h` or `48h`"
+                      : "a duration such as `500ms`, `30s`, `5m` or `2h`"));
     }
   }
 

@@ -128,7 +128,7 @@ class OffsetColumnTest {
             timestamps.text(
                 timestamps.minus(timestamps.parseText("2024-01-01T00:01:00.000000Z"), lag)))
         .isEqualTo("2023-12-31T23:59:30.000000Z");
-    assertThat(column(DataTypes.DateType).parseLag("2d")).isEqualTo(2L);
+    assertThat(column(DataTypes.DateType).parseLag("48h")).isEqualTo(2L);
     assertThat(
             column(DataTypes.createDecimalType(10, 2))
                 .minus(

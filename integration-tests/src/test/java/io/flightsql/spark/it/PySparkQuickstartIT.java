@@ -26,34 +26,9 @@ class PySparkQuickstartIT {
 
   @Test
   void quickstartPrintsTheRowCountAndTheAggregate() throws Exception {
-    Path jar = TestPaths.shadedJar();
-    Path script = TestPaths.repoRoot().resolve("examples/python/quickstart.py");
-    assertThat(script).as("the quick start script").isRegularFile();
-    PythonVirtualenv venv = PythonVirtualenv.pyspark(PySparkReleases.DEFAULT);
-
-    try (DuckDbFlightSqlServer server =
-        DuckDbFlightSqlServer.builder()
-            .host(FreePorts.LOOPBACK)
-            .port(0)
-            .lineitemRows(LINEITEM_ROWS)
-            .start()) {
+    try (DuckDbFlightSqlServer server = lineitemServer()) {
       ExternalCommand.Result run =
-          ExternalCommand.run(
-              "spark-submit",
-              List.of(
-                  venv.bin("spark-submit").toString(),
-                  "--master",
-                  "local[2]",
-                  "--conf",
-                  "spark.ui.enabled=false",
-                  "--jars",
-                  jar.toString(),
-                  script.toString(),
-                  "--uri",
-                  server.uri()),
-              venv.sparkEnvironment(),
-              TestPaths.buildDir().resolve("pyspark-quickstart.log"),
-              Duration.ofMinutes(5));
+          submit("quickstart.py", "pyspark-quickstart.log", "--uri", server.uri());
 
       String shown = "spark-submit output (" + run.log() + "):\n" + run.tail(60);
       assertThat(run.exitCode()).as(shown).isZero();
@@ -71,59 +46,70 @@ class PySparkQuickstartIT {
    */
   @Test
   void streamingCopyCopiesLineitemExactly() throws Exception {
-    Path script = TestPaths.repoRoot().resolve("examples/python/streaming_copy.py");
-    PythonVirtualenv venv = PythonVirtualenv.pyspark(PySparkReleases.DEFAULT);
     Path checkpoint = TestPaths.buildDir().resolve("pyspark-streaming-copy-checkpoint");
     TestPaths.deleteTree(checkpoint);
-    try (DuckDbFlightSqlServer server =
-        DuckDbFlightSqlServer.builder()
-            .host(FreePorts.LOOPBACK)
-            .port(0)
-            .lineitemRows(LINEITEM_ROWS)
-            .start()) {
+    try (DuckDbFlightSqlServer server = lineitemServer()) {
       ExternalCommand.Result run =
-          ExternalCommand.run(
-              "spark-submit",
-              List.of(
-                  venv.bin("spark-submit").toString(),
-                  "--master",
-                  "local[2]",
-                  "--conf",
-                  "spark.ui.enabled=false",
-                  "--jars",
-                  TestPaths.shadedJar().toString(),
-                  script.toString(),
-                  "--uri",
-                  server.uri(),
-                  "--checkpoint",
-                  checkpoint.toString(),
-                  "--max-rows-per-trigger",
-                  "20000",
-                  "--available-now"),
-              venv.sparkEnvironment(),
-              TestPaths.buildDir().resolve("pyspark-streaming-copy.log"),
-              Duration.ofMinutes(5));
+          submit(
+              "streaming_copy.py",
+              "pyspark-streaming-copy.log",
+              "--uri",
+              server.uri(),
+              "--checkpoint",
+              checkpoint.toString(),
+              "--max-rows-per-trigger",
+              "20000",
+              "--available-now");
       String shown = "spark-submit output (" + run.log() + "):\n" + run.tail(60);
       assertThat(run.exitCode()).as(shown).isZero();
       assertThat(run.output()).as(shown).contains("batch 0: ").contains("rows/s");
       assertThat(
-              single(
+              DuckDbQueries.single(
                   server,
                   "SELECT count(*) FROM (SELECT * FROM lineitem EXCEPT ALL SELECT * FROM"
                       + " lineitem_copy)"))
           .as("lineitem rows missing from the copy")
           .isZero();
-      assertThat(single(server, "SELECT count(*) FROM lineitem_copy")).isEqualTo(LINEITEM_ROWS);
+      assertThat(DuckDbQueries.single(server, "SELECT count(*) FROM lineitem_copy"))
+          .isEqualTo(LINEITEM_ROWS);
     }
   }
 
-  private static long single(DuckDbFlightSqlServer server, String sql) throws Exception {
-    try (Connection connection = server.newConnection();
-        Statement statement = connection.createStatement();
-        ResultSet result = statement.executeQuery(sql)) {
-      result.next();
-      return result.getLong(1);
-    }
+  private static DuckDbFlightSqlServer lineitemServer() throws Exception {
+    return DuckDbFlightSqlServer.builder()
+        .host(FreePorts.LOOPBACK)
+        .port(0)
+        .lineitemRows(LINEITEM_ROWS)
+        .start();
+  }
+
+  /**
+   * Runs {@code examples/python/<script>} with {@code spark-submit --jars} and these arguments,
+   * from the PySpark virtualenv, its output logged to {@code <log>} in the build directory.
+   */
+  private static ExternalCommand.Result submit(String script, String log, String... arguments)
+      throws Exception {
+    Path file = TestPaths.repoRoot().resolve("examples/python").resolve(script);
+    assertThat(file).as("the example script").isRegularFile();
+    PythonVirtualenv venv = PythonVirtualenv.pyspark(PySparkReleases.DEFAULT);
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            venv.bin("spark-submit").toString(),
+            "--master",
+            "local[2]",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--jars",
+            TestPaths.shadedJar().toString(),
+            file.toString()));
+    command.addAll(List.of(arguments));
+    return ExternalCommand.run(
+        "spark-submit",
+        command,
+        venv.sparkEnvironment(),
+        TestPaths.buildDir().resolve(log),
+        Duration.ofMinutes(5));
   }
 
   /**

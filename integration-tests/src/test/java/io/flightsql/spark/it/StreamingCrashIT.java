@@ -8,7 +8,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -252,12 +251,7 @@ class StreamingCrashIT {
   }
 
   private static long count(DuckDbFlightSqlServer server, String sql) throws SQLException {
-    try (Connection connection = server.newConnection();
-        Statement statement = connection.createStatement();
-        ResultSet result = statement.executeQuery(sql)) {
-      result.next();
-      return result.getLong(1);
-    }
+    return DuckDbQueries.single(server, sql);
   }
 
   /** Adds rows to the source, ten at a time in one statement, with ids that only grow. */

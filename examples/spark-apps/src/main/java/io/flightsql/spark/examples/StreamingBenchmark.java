@@ -6,9 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryProgress;
 import org.apache.spark.sql.streaming.Trigger;
 
 /**
@@ -49,6 +52,7 @@ public final class StreamingBenchmark {
   private final DuckDbFlightSqlServer server;
   private final Path checkpoints;
   private final long rows;
+  private StreamingQuery lastQuery;
 
   private StreamingBenchmark(
       SparkSession spark, DuckDbFlightSqlServer server, Path checkpoints, long rows) {
@@ -111,10 +115,12 @@ public final class StreamingBenchmark {
         .save();
     String streamed = "streaming copy, micro-batches of " + String.format("%,d", maxRows);
     double[] best = new double[3];
+    String epochPhases = null;
     for (int round = 0; round <= iterations; round++) {
       double batch = batchCopy();
       double oneEpoch = streamingCopy(0);
       double epochs = streamingCopy(maxRows);
+      epochPhases = phases(lastQuery);
       if (round == 0) {
         continue;
       }
@@ -139,6 +145,7 @@ public final class StreamingBenchmark {
         iterations);
     print("streaming copy, one micro-batch", best[1], best[0]);
     print(streamed + " (" + (rows + maxRows - 1) / maxRows + " epochs)", best[2], best[0]);
+    System.out.println("Last streaming copy with admission control: " + epochPhases);
   }
 
   private void print(String way, double seconds, double batchSeconds) {
@@ -200,7 +207,34 @@ public final class StreamingBenchmark {
     query.awaitTermination();
     double seconds = (System.nanoTime() - start) / 1e9;
     checkCopied();
+    lastQuery = query;
     return seconds;
+  }
+
+  /**
+   * Where the micro-batches of {@code query} spent their time, on average, as their progress
+   * reports it: Spark's own phases, {@code addBatch} being the batch's job (the read, the write's
+   * tasks) and the sink's commit.
+   */
+  private static String phases(StreamingQuery query) {
+    Map<String, Long> total = new TreeMap<>();
+    int batches = 0;
+    for (StreamingQueryProgress progress : query.recentProgress()) {
+      if (progress.numInputRows() == 0) {
+        continue;
+      }
+      batches++;
+      progress.durationMs().forEach((phase, ms) -> total.merge(phase, ms, Long::sum));
+    }
+    StringBuilder out = new StringBuilder();
+    for (Map.Entry<String, Long> phase : total.entrySet()) {
+      out.append(out.length() > 0 ? ", " : "")
+          .append(phase.getKey())
+          .append(' ')
+          .append(phase.getValue() / Math.max(1, batches))
+          .append(" ms");
+    }
+    return batches + " micro-batches, each on average: " + out;
   }
 
   private void checkCopied() throws Exception {
