@@ -28,6 +28,7 @@ public final class FlightSqlReadConfig implements Serializable {
   private final boolean pushDownTopN;
   private final boolean pushDownAggregate;
   private final Duration queryTimeout;
+  private final StreamReadSettings stream;
 
   private FlightSqlReadConfig(
       ConnectionSettings connection,
@@ -47,6 +48,7 @@ public final class FlightSqlReadConfig implements Serializable {
     this.pushDownTopN = reader.value(ReadOptions.PUSH_DOWN_TOP_N);
     this.pushDownAggregate = reader.value(ReadOptions.PUSH_DOWN_AGGREGATE);
     this.queryTimeout = reader.optional(ReadOptions.QUERY_TIMEOUT).orElse(null);
+    this.stream = StreamReadSettings.from(reader);
   }
 
   /**
@@ -152,6 +154,11 @@ public final class FlightSqlReadConfig implements Serializable {
   /** Option {@code queryTimeout}: the bound of planning the query; empty for none. */
   public Optional<Duration> queryTimeout() {
     return Optional.ofNullable(queryTimeout);
+  }
+
+  /** The options of a streaming read of this source ({@link StreamOptions}). */
+  public StreamReadSettings stream() {
+    return stream;
   }
 
   /** A short name for plans and the Spark UI: the table, or the query. */

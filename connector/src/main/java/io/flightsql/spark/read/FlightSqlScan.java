@@ -15,6 +15,7 @@ import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.sql.PushedQuery;
+import io.flightsql.spark.stream.FlightSqlMicroBatchStream;
 import io.flightsql.spark.types.ArrowToSpark;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -82,6 +84,20 @@ final class FlightSqlScan implements Scan, Batch {
   @Override
   public Batch toBatch() {
     return this;
+  }
+
+  /**
+   * The source's new rows as a stream ({@code spark.readStream}), each micro-batch read as this
+   * scan reads: see {@link FlightSqlMicroBatchStream}. Spark pushes nothing into a streaming scan.
+   */
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    if (!schema.equals(sourceSchema)) {
+      throw new IllegalStateException(
+          "Spark pruned the columns of a streaming read of " + config.displayName());
+    }
+    return FlightSqlMicroBatchStream.open(
+        new StreamSourceReads(sourceSchema, config), checkpointLocation);
   }
 
   @Override

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * write, started in this JVM. Derby upper-cases unquoted names and sends timestamps as {@code
  * timestamp[ms, tz=UTC]}, which Spark reads as instants.
  */
-class DerbyExampleIT extends FlightSqlContractSuite implements FailedWriteContract {
+class DerbyExampleIT extends FlightSqlContractSuite
+    implements FailedWriteContract, StreamingContract {
   private DerbyExampleServer server;
 
   @Override

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * per query, plus what only DuckDB can check: every type of {@code types_demo} read value for value
  * against DuckDB's own JDBC answer, and aggregates over {@code lineitem}.
  */
-class DuckDbServerIT extends FlightSqlContractSuite implements FailedWriteContract {
+class DuckDbServerIT extends FlightSqlContractSuite
+    implements FailedWriteContract, StreamingContract {
   private static final long LINEITEM_ROWS = 20_000;
 
   private DuckDbFlightSqlServer server;

@@ -34,6 +34,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  *       the jar, and {@code configure()} lets the script run.
  * </ul>
  *
+ * Beside them, the streaming example ({@code python streaming_copy.py --available-now}) copies the
+ * same server's {@code lineitem} into a new table.
+ *
  * No JVM flag is passed: Spark's launcher already opens {@code java.nio}, the only module Arrow
  * needs opened.
  */
@@ -45,9 +48,10 @@ class PySparkQuickstartIT {
   private static BackgroundRun python;
   private static BackgroundRun submitWithoutJar;
   private static BackgroundRun submitWithJar;
+  private static BackgroundRun streamingCopy;
 
   @BeforeAll
-  static void runTheQuickstartThreeWays() throws Exception {
+  static void runTheExamples() throws Exception {
     server =
         DuckDbFlightSqlServer.builder()
             .host(FreePorts.LOOPBACK)
@@ -84,6 +88,7 @@ class PySparkQuickstartIT {
                         "spark.ui.enabled=false",
                         "--jars",
                         InstalledJar.of(venv()))));
+    streamingCopy = BackgroundRun.start("python streaming_copy.py", PySparkQuickstartIT::copy);
   }
 
   @AfterAll
@@ -125,11 +130,18 @@ class PySparkQuickstartIT {
 
   private static ExternalCommand.Result quickstart(String label, List<String> launcher)
       throws Exception {
-    Path script = TestPaths.repoRoot().resolve("examples/python/quickstart.py");
+    return quickstart(label, "quickstart.py", launcher);
+  }
+
+  /** Runs {@code examples/python/<script> --uri <server> <arguments>} with {@code launcher}. */
+  private static ExternalCommand.Result quickstart(
+      String label, String script, List<String> launcher, String... arguments) throws Exception {
+    Path file = TestPaths.repoRoot().resolve("examples/python").resolve(script);
     List<String> command = new ArrayList<>(launcher);
-    command.add(script.toString());
+    command.add(file.toString());
     command.add("--uri");
     command.add(server.uri());
+    command.addAll(List.of(arguments));
     Map<String, String> environment = new LinkedHashMap<>(venv().sparkEnvironment());
     // PySpark's own JVM (python quickstart.py) is told these through spark-submit's arguments.
     environment.put(
@@ -149,6 +161,43 @@ class PySparkQuickstartIT {
     assertThat(shownRows(run.output()))
         .as(shown)
         .containsExactlyElementsOf(duckDbAggregate(server));
+  }
+
+  /**
+   * The streaming example ({@code examples/python/streaming_copy.py}), run as {@code python
+   * streaming_copy.py --available-now} from the wheel's virtualenv: {@code lineitem} copied by its
+   * {@code l_orderkey}, which repeats (up to seven lines an order), in micro-batches of at most
+   * 20,000 rows, equals its source.
+   */
+  @Test
+  void streamingCopyCopiesLineitemExactly() throws Exception {
+    ExternalCommand.Result run = streamingCopy.await();
+    String shown = "streaming copy output (" + run.log() + "):\n" + run.tail(60);
+    assertThat(run.exitCode()).as(shown).isZero();
+    assertThat(run.output()).as(shown).contains("batch 0: ").contains("rows/s");
+    assertThat(
+            DuckDbQueries.single(
+                server,
+                "SELECT count(*) FROM (SELECT * FROM lineitem EXCEPT ALL SELECT * FROM"
+                    + " lineitem_copy)"))
+        .as("lineitem rows missing from the copy")
+        .isZero();
+    assertThat(DuckDbQueries.single(server, "SELECT count(*) FROM lineitem_copy"))
+        .isEqualTo(LINEITEM_ROWS);
+  }
+
+  private static ExternalCommand.Result copy() throws Exception {
+    Path checkpoint = TestPaths.buildDir().resolve("pyspark-streaming-copy-checkpoint");
+    TestPaths.deleteTree(checkpoint);
+    return quickstart(
+        "python-streaming-copy",
+        "streaming_copy.py",
+        List.of(venv().python().toString()),
+        "--checkpoint",
+        checkpoint.toString(),
+        "--max-rows-per-trigger",
+        "20000",
+        "--available-now");
   }
 
   /**

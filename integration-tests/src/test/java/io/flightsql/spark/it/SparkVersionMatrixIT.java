@@ -34,9 +34,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * writes in all four save modes, the SQL catalog (namespaces, tables, a pushed aggregate, INSERT,
  * INSERT OVERWRITE, CTAS, DROP), compressed record batches (reads from a second server, with the
  * same data, whose streams are ZSTD-compressed, and writes with option {@code compression}: ZSTD
- * and LZ4 run on the zstd-jni and lz4-java of each Spark, which the jar does not bundle), and TIME
- * on 4.1 and later; this test reads its {@code MATRIX <section> PASSED|SKIPPED|FAILED} lines and
- * then checks the written tables in DuckDB itself.
+ * and LZ4 run on the zstd-jni and lz4-java of each Spark, which the jar does not bundle), TIME on
+ * 4.1 and later, and a streaming copy (a flightsql source to a flightsql sink, in micro-batches of
+ * admission control, run again from its checkpoint); this test reads its {@code MATRIX <section>
+ * PASSED|SKIPPED|FAILED} lines and then checks the written tables in DuckDB itself.
  *
  * <p>Each run is a cell: a PySpark release, the Java it runs on and the Scala its Spark is built
  * for ({@link #cells()}). Every release runs on this JVM's Java (17), except the newest, which runs
@@ -156,6 +157,8 @@ class SparkVersionMatrixIT {
     expected.put("catalog", "PASSED");
     expected.put("compression", "PASSED");
     expected.put("time", PySparkReleases.hasTimeType(version) ? "PASSED" : "SKIPPED");
+    // A streaming copy of lineitem through the connector's source and sink.
+    expected.put("streaming", "PASSED");
     if (!cell.sections().isEmpty()) {
       expected.keySet().retainAll(cell.sections());
     }

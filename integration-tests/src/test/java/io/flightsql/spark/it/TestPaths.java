@@ -50,6 +50,18 @@ final class TestPaths {
     return jar;
   }
 
+  /** Deletes {@code dir} and everything under it, if it exists. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+
   /**
    * The spark-flightsql wheel, as built by the {@code python} module into {@code
    * python/target/dist}: the one {@code spark_flightsql-*.whl} there.
