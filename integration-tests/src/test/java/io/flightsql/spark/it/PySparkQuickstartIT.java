@@ -37,7 +37,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * Beside them, the streaming example ({@code python streaming_copy.py --available-now}) copies the
  * same server's {@code lineitem} into a new table.
  *
- * No JVM flag is passed: Spark's launcher already opens {@code java.nio}, the only module Arrow
+ * <p>No JVM flag is passed: Spark's launcher already opens {@code java.nio}, the only module Arrow
  * needs opened.
  */
 @Execution(ExecutionMode.CONCURRENT)
