@@ -4,5 +4,6 @@
 # connector. Needs Java 17+ and Maven 3.8+.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -B -ntp -q install -DskipTests
+# Only what the quick start runs: not the wheel, nor the javadoc of a release.
+mvn -B -ntp -q install -DskipTests -Dmaven.javadoc.skip=true -pl examples/spark-apps -am
 exec mvn -B -ntp -q -pl examples/spark-apps exec:exec@quickstart "$@"

@@ -1,7 +1,11 @@
 """An ETL job over a Flight SQL server: read two tables, join, aggregate, write one atomically.
 
-    spark-submit --master spark://<master>:7077 --jars spark-flightsql-<version>.jar \\
-        etl_job.py --uri grpc://<server>:31337 [--target carrier_revenue]
+    python etl_job.py --master spark://<master>:7077 --uri grpc://<server>:31337 \\
+        [--target carrier_revenue]
+
+spark_flightsql.configure() gives Spark the connector's jar (from the spark-flightsql wheel), and
+Spark ships it to every executor. With spark-submit instead, give the jar on its command line:
+spark-submit --master ... --jars "$(python -m spark_flightsql --jar)" etl_job.py --uri ...
 
 It reads lineitem (split into --partitions queries on l_orderkey, so that every executor core
 reads a share) and shipmodes, joins them on the ship mode, sums the revenue per carrier and return
@@ -12,6 +16,7 @@ or retried task leaves nothing behind. See examples/python/README.md for running
 import argparse
 import os
 
+import spark_flightsql
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -20,9 +25,13 @@ parser.add_argument("--uri", default=os.environ.get("FLIGHTSQL_URI", "grpc://127
                     help="Flight SQL server (default: $FLIGHTSQL_URI, else grpc://127.0.0.1:31337)")
 parser.add_argument("--target", default="carrier_revenue", help="table to write")
 parser.add_argument("--partitions", type=int, default=4, help="queries to split lineitem into")
+parser.add_argument("--master", help="the cluster's master URL (default: spark-submit's, else local)")
 args = parser.parse_args()
 
-spark = SparkSession.builder.appName("flightsql-etl").getOrCreate()
+builder = SparkSession.builder.appName("flightsql-etl")
+if args.master:
+    builder = builder.master(args.master)
+spark = spark_flightsql.configure(builder).getOrCreate()
 
 
 def flightsql(table, **options):

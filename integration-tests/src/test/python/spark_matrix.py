@@ -561,6 +561,41 @@ def optimizer(m):
     check(abs(count - LINEITEM_ROWS / 2) <= 500, f"sample of {LINEITEM_ROWS} rows: {count} rows")
 
 
+# ---------------------------------------------------------------------------------------------
+# streaming: a streaming copy of lineitem, from a flightsql source to a flightsql sink
+# ---------------------------------------------------------------------------------------------
+
+STREAMING_COPY = "matrix_streaming_copy"
+
+
+@section("streaming")
+def streaming(m):
+    import tempfile
+
+    checkpoint = tempfile.mkdtemp(prefix="flightsql-matrix-streaming-")
+
+    def copy():
+        # l_orderkey repeats (up to seven lines an order): batches never split an order's lines.
+        source = (m.spark.readStream.format("flightsql").option("uri", m.uri)
+                  .option("dbtable", "lineitem").option("offsetColumn", "l_orderkey")
+                  .option("maxRowsPerTrigger", "2000").load())
+        query = (source.writeStream.format("flightsql").option("uri", m.uri)
+                 .option("dbtable", STREAMING_COPY).option("checkpointLocation", checkpoint)
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+        return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
+
+    batches = copy()
+    check(len(batches) >= 2 and all(rows <= 2000 for rows in batches),
+          f"micro-batches of at most 2000 rows: {batches}")
+    check_equal(sum(batches), LINEITEM_ROWS, "rows read by the stream")
+    copied, source = m.read(STREAMING_COPY), m.read("lineitem")
+    check_equal(copied.count(), LINEITEM_ROWS, "rows in the copy")
+    check_equal(source.exceptAll(copied).count(), 0, "lineitem rows missing from the copy")
+    check_equal(copied.exceptAll(source).count(), 0, "rows of the copy not in lineitem, or twice")
+    check_equal(copy(), [], "micro-batches of a second run, with no new row")
+
+
 def main():
     global LINEITEM_ROWS, COMPRESSED_URI
     parser = argparse.ArgumentParser(description="spark-flightsql on this Spark")
@@ -579,6 +614,8 @@ def main():
     spark.sparkContext.setLogLevel("WARN")
     m = Matrix(spark, args.uri)
     print(f"MATRIX spark {spark.version}", flush=True)
+    print(f"MATRIX runtime java {spark._jvm.java.lang.System.getProperty('java.version')}"
+          f" scala {spark._jvm.scala.util.Properties.versionNumberString()}", flush=True)
     failed = 0
     for name, check_section in SECTIONS:
         if args.only and name not in args.only:

@@ -44,7 +44,9 @@ import scala.Tuple2;
  *
  * <p>Writes come in through {@link #createRelation}, Spark's entry for sources that handle every
  * save mode themselves: {@link DataFrameWrite} plans the write, runs its tasks as one Spark job and
- * commits it, all within this one call.
+ * commits it, all within this one call. Streaming reads and writes ({@code spark.readStream},
+ * {@code df.writeStream}) go through the table, whose scan makes the stream and whose write builder
+ * the streaming sink (package {@code stream}).
  */
 public final class FlightSqlDataSource
     implements TableProvider, DataSourceRegister, CreatableRelationProvider {
@@ -103,9 +105,8 @@ public final class FlightSqlDataSource
   public Table getTable(
       StructType schema, Transform[] partitioning, Map<String, String> properties) {
     Set<String> comparable = schema.equals(inferredSchema) ? inferredComparable : null;
-    FlightSqlReadConfig config =
-        FlightSqlReadConfig.from(withSessionConf(SparkSession.active(), properties));
-    return new FlightSqlTable(schema, config, comparable);
+    Map<String, String> options = withSessionConf(SparkSession.active(), properties);
+    return new FlightSqlTable(schema, FlightSqlReadConfig.from(options), comparable, null, options);
   }
 
   /**

@@ -12,7 +12,9 @@ import com.tngtech.archunit.lang.ArchRule;
 /**
  * The connector's layering, as docs/architecture.md draws it: dependencies point one way, from the
  * entry point and the catalog through the read and write paths, SQL building and dialects, down to
- * options and the Spark-free Flight client. Main code only.
+ * options and the Spark-free Flight client. Main code only. Streams sit between the two paths: the
+ * read path's scan and table make a stream's source and sink, which read through an interface the
+ * read path implements ({@code stream.SourceReads}) and write through the write path.
  */
 @AnalyzeClasses(
     packages = "io.flightsql.spark",
@@ -32,6 +34,8 @@ class ArchitectureTest {
           .definedBy(ROOT + ".read..")
           .layer("Write")
           .definedBy(ROOT + ".write..")
+          .layer("Stream")
+          .definedBy(ROOT + ".stream..")
           .layer("Metrics")
           .definedBy(ROOT + ".metrics..")
           .layer("Sql")
@@ -53,23 +57,26 @@ class ArchitectureTest {
           .whereLayer("Read")
           .mayOnlyBeAccessedByLayers("Entry", "Catalog")
           .whereLayer("Write")
-          .mayOnlyBeAccessedByLayers("Entry", "Catalog")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Stream")
+          .whereLayer("Stream")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read")
           .whereLayer("Metrics")
-          .mayOnlyBeAccessedByLayers("Read", "Write")
+          .mayOnlyBeAccessedByLayers("Read", "Write", "Stream")
           .whereLayer("Sql")
-          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Stream")
           .whereLayer("Dialect")
-          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Sql")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Stream", "Sql")
           .whereLayer("Config")
-          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Sql", "Dialect")
+          .mayOnlyBeAccessedByLayers(
+              "Entry", "Catalog", "Read", "Write", "Stream", "Sql", "Dialect")
           .whereLayer("Vector")
-          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write")
+          .mayOnlyBeAccessedByLayers("Entry", "Catalog", "Read", "Write", "Stream")
           .whereLayer("Types")
           .mayOnlyBeAccessedByLayers(
-              "Entry", "Catalog", "Read", "Write", "Sql", "Dialect", "Config", "Vector")
+              "Entry", "Catalog", "Read", "Write", "Stream", "Sql", "Dialect", "Config", "Vector")
           .whereLayer("Client")
           .mayOnlyBeAccessedByLayers(
-              "Entry", "Catalog", "Read", "Write", "Sql", "Dialect", "Config");
+              "Entry", "Catalog", "Read", "Write", "Stream", "Sql", "Dialect", "Config");
 
   /**
    * The client's rooms: the session core ({@code client}) over metadata (what a server is and has)
@@ -122,6 +129,16 @@ class ArchitectureTest {
           .orShould()
           .dependOnClassesThat()
           .resideInAPackage(ROOT + ".catalog..");
+
+  @ArchTest
+  static final ArchRule streamsReadThroughAnInterface =
+      noClasses()
+          .that()
+          .resideInAPackage(ROOT + ".stream..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage(ROOT + ".read..")
+          .because("the read path implements stream.SourceReads and hands it to the stream");
 
   @ArchTest
   static final ArchRule writeNeverUsesRead =

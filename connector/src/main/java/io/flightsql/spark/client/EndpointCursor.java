@@ -5,6 +5,7 @@ import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.Retries;
 import io.flightsql.spark.client.transport.SessionState;
+import io.flightsql.spark.client.transport.StreamClosing;
 import io.flightsql.spark.client.transport.StreamWatch;
 import io.flightsql.spark.client.transport.Warmup;
 import java.time.Duration;
@@ -225,11 +226,7 @@ public final class EndpointCursor implements AutoCloseable {
   private void reopenAfterUnavailable(RuntimeException failure) {
     FlightStream failed = stream;
     stream = null;
-    try {
-      failed.close();
-    } catch (Exception e) {
-      failure.addSuppressed(e);
-    }
+    StreamClosing.closeAfter(failure, failed);
     endpoints.tryLast(endpoints.target());
     try {
       stream = endpoints.open();
@@ -275,7 +272,7 @@ public final class EndpointCursor implements AutoCloseable {
     FlightStream done = stream;
     stream = null;
     try {
-      done.close();
+      StreamClosing.close(done);
     } catch (Exception e) {
       throw new IllegalStateException("Closing the Flight stream failed: " + e, e);
     }
@@ -283,8 +280,9 @@ public final class EndpointCursor implements AutoCloseable {
 
   /**
    * Releases the stream, then the session and its allocator, which fails if any Arrow buffer is
-   * still held. A killed task's thread is interrupted when this runs; the stream's drain would be
-   * cut short and leak its buffers, so the interrupt is set aside while closing and restored after.
+   * still held. A killed task's thread is interrupted when this runs, or while it runs; the
+   * stream's drain would be cut short and leak its buffers, so the interrupt is set aside while
+   * closing ({@link StreamClosing}) and restored after.
    */
   @Override
   public void close() {
@@ -295,7 +293,7 @@ public final class EndpointCursor implements AutoCloseable {
         if (stream != null) {
           FlightStream open = stream;
           stream = null;
-          open.close();
+          StreamClosing.close(open);
         }
       } catch (Exception e) {
         failure = new IllegalStateException("Closing the Flight stream failed: " + e, e);

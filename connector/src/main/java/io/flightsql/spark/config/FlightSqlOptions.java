@@ -12,17 +12,21 @@ import java.util.TreeSet;
 
 /**
  * The registry of every option the connector understands, declared by scope in {@link
- * ConnectionOptions}, {@link ReadOptions}, {@link WriteOptions} and {@link ReadWriteOptions} and
- * listed here in documentation order. {@code docs/configuration.md} is generated from this list (by
- * a test, {@code ConfigurationDocsTest}, that also keeps the committed file equal to it), and
- * {@link UnknownOptions} warns of any name outside it.
+ * ConnectionOptions}, {@link ReadOptions}, {@link WriteOptions}, {@link ReadWriteOptions} and
+ * {@link StreamOptions} and listed here in documentation order. {@code docs/configuration.md} is
+ * generated from this list (by a test, {@code ConfigurationDocsTest}, that also keeps the committed
+ * file equal to it), and {@link UnknownOptions} warns of any name outside it.
  *
  * <p>Where the values come from, and which source wins, is {@link OptionSources}' business.
  */
 public final class FlightSqlOptions {
-  /** Options Spark itself adds: known, not documented. */
+  /**
+   * Options Spark itself adds, or takes from the same map ({@code checkpointLocation} of a
+   * streaming write): known, not documented.
+   */
   private static final Set<String> PASSED_THROUGH =
-      Collections.unmodifiableSet(new TreeSet<>(Arrays.asList("path", "paths")));
+      Collections.unmodifiableSet(
+          new TreeSet<>(Arrays.asList("path", "paths", "checkpointlocation")));
 
   private static final List<OptionSpec<?>> ALL =
       Collections.unmodifiableList(
@@ -78,7 +82,14 @@ public final class FlightSqlOptions {
               ReadOptions.RUNTIME_FILTER_MAX_VALUES,
               ReadOptions.KEEP_FILTERS_IN_SPARK,
               ReadOptions.PUSH_DOWN_JOIN,
-              ReadOptions.PUSH_DOWN_TABLE_SAMPLE));
+              ReadOptions.PUSH_DOWN_TABLE_SAMPLE,
+              // Streams
+              StreamOptions.OFFSET_COLUMN,
+              StreamOptions.STARTING_OFFSETS,
+              StreamOptions.MAX_ROWS_PER_TRIGGER,
+              StreamOptions.OFFSET_LAG,
+              StreamOptions.EXACTLY_ONCE,
+              StreamOptions.MARKER_TABLE));
 
   /** The options with one name, by that name in lower case. */
   private static final Map<String, OptionSpec<?>> BY_NAME = new HashMap<>();

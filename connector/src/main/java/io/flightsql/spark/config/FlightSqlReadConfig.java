@@ -30,6 +30,7 @@ public final class FlightSqlReadConfig implements Serializable {
   private final boolean pushDownAggregate;
   private final Duration queryTimeout;
   private final Optimizer optimizer;
+  private final StreamReadSettings stream;
 
   private FlightSqlReadConfig(
       ConnectionSettings connection,
@@ -50,6 +51,7 @@ public final class FlightSqlReadConfig implements Serializable {
     this.pushDownAggregate = reader.value(ReadOptions.PUSH_DOWN_AGGREGATE);
     this.queryTimeout = reader.optional(ReadOptions.QUERY_TIMEOUT).orElse(null);
     this.optimizer = new Optimizer(reader);
+    this.stream = StreamReadSettings.from(reader);
   }
 
   /**
@@ -155,6 +157,11 @@ public final class FlightSqlReadConfig implements Serializable {
   /** Option {@code queryTimeout}: the bound of planning the query; empty for none. */
   public Optional<Duration> queryTimeout() {
     return Optional.ofNullable(queryTimeout);
+  }
+
+  /** The options of a streaming read of this source ({@link StreamOptions}). */
+  public StreamReadSettings stream() {
+    return stream;
   }
 
   /** What the read offers Spark's optimizer: statistics, runtime filters, joins, samples. */

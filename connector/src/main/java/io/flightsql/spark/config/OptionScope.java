@@ -9,7 +9,11 @@ public enum OptionScope {
   /** Used by writes only. */
   WRITE("write"),
   /** Used by reads and writes, differently. */
-  READ_WRITE("read, write");
+  READ_WRITE("read, write"),
+  /** Used by streaming reads ({@code spark.readStream}) only. */
+  STREAM_READ("streaming read"),
+  /** Used by streaming writes ({@code df.writeStream}) only. */
+  STREAM_WRITE("streaming write");
 
   private final String label;
 

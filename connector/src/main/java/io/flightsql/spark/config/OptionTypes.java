@@ -173,7 +173,12 @@ final class OptionTypes {
     return value;
   }
 
-  private static Duration duration(String text) {
+  /**
+   * A duration such as {@code 30s} above zero.
+   *
+   * @throws IllegalArgumentException when the text is not one, with the reason when there is one
+   */
+  static Duration duration(String text) {
     Matcher m = DURATION.matcher(text.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new IllegalArgumentException();

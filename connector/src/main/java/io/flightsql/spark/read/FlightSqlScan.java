@@ -7,6 +7,7 @@ import io.flightsql.spark.metrics.RowsReceivedMetric;
 import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.sql.RuntimeFilterSql;
+import io.flightsql.spark.stream.FlightSqlMicroBatchStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.Statistics;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
 import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -87,6 +89,21 @@ final class FlightSqlScan
   @Override
   public Batch toBatch() {
     return this;
+  }
+
+  /**
+   * The source's new rows as a stream ({@code spark.readStream}), each micro-batch read as this
+   * scan reads: see {@link FlightSqlMicroBatchStream}. Spark pushes nothing into a streaming scan.
+   */
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    StructType sourceSchema = plan.sourceSchema();
+    if (!schema.equals(sourceSchema)) {
+      throw new IllegalStateException(
+          "Spark pruned the columns of a streaming read of " + config.displayName());
+    }
+    return FlightSqlMicroBatchStream.open(
+        new StreamSourceReads(sourceSchema, config), checkpointLocation);
   }
 
   @Override

@@ -2,23 +2,38 @@ package io.flightsql.spark.read;
 
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.ResolvedDialect;
+import io.flightsql.spark.stream.FlightSqlStreamingWriteBuilder;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * A query's result or a server table as a Spark table that can be read in batch. Driver only; not
- * Serializable.
+ * A query's result or a server table as a Spark table that can be read in batch or as a stream, and
+ * written as a stream's sink when the data source made it with its options. Batch writes do not
+ * come here: the data source carries them out itself (see {@code write.DataFrameWrite}). Driver
+ * only; not Serializable.
  */
-public final class FlightSqlTable implements SupportsRead {
+public final class FlightSqlTable implements SupportsRead, SupportsWrite {
   private static final Set<TableCapability> CAPABILITIES =
-      Collections.unmodifiableSet(EnumSet.of(TableCapability.BATCH_READ));
+      Collections.unmodifiableSet(
+          EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ));
+
+  private static final Set<TableCapability> WITH_STREAMING_WRITE =
+      Collections.unmodifiableSet(
+          EnumSet.of(
+              TableCapability.BATCH_READ,
+              TableCapability.MICRO_BATCH_READ,
+              TableCapability.STREAMING_WRITE));
 
   private final StructType schema;
   private final FlightSqlReadConfig config;
@@ -26,6 +41,9 @@ public final class FlightSqlTable implements SupportsRead {
   // The dialect found for the first query over this table, for the next ones: a DataFrame's
   // table plans each query, and asking the server (GetSqlInfo) each time costs a round trip.
   private final AtomicReference<ResolvedDialect> dialect = new AtomicReference<>();
+
+  /** The options of a streaming write to this table, every source merged; null for none. */
+  private final Map<String, String> sinkOptions;
 
   /**
    * @param comparableColumns the columns whose values the server compares as Spark does (see
@@ -45,15 +63,35 @@ public final class FlightSqlTable implements SupportsRead {
       FlightSqlReadConfig config,
       Set<String> comparableColumns,
       ResolvedDialect knownDialect) {
+    this(schema, config, comparableColumns, knownDialect, null);
+  }
+
+  /**
+   * @param sinkOptions the options the table was made with, every source merged, with which a
+   *     streaming query may write to it; null for a table that takes no streaming writes
+   */
+  public FlightSqlTable(
+      StructType schema,
+      FlightSqlReadConfig config,
+      Set<String> comparableColumns,
+      ResolvedDialect knownDialect,
+      Map<String, String> sinkOptions) {
     this.schema = schema;
     this.config = config;
     this.comparableColumns = comparableColumns;
     this.dialect.set(knownDialect);
+    this.sinkOptions = sinkOptions;
   }
 
   @Override
   public String name() {
     return "flightsql:" + config.displayName();
+  }
+
+  /** What a streaming query's progress names its sink by. */
+  @Override
+  public String toString() {
+    return name();
   }
 
   @Override
@@ -64,11 +102,24 @@ public final class FlightSqlTable implements SupportsRead {
 
   @Override
   public Set<TableCapability> capabilities() {
-    return CAPABILITIES;
+    return sinkOptions == null ? CAPABILITIES : WITH_STREAMING_WRITE;
   }
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
     return ScanBuilders.create(schema, config, comparableColumns, dialect);
+  }
+
+  /**
+   * The write of a streaming query ({@code df.writeStream.format("flightsql")}); Spark asks only
+   * when {@link #capabilities()} has {@link TableCapability#STREAMING_WRITE}.
+   */
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (sinkOptions == null) {
+      throw new UnsupportedOperationException(
+          name() + " takes no streaming writes: it was not made by the flightsql data source");
+    }
+    return new FlightSqlStreamingWriteBuilder(sinkOptions, info);
   }
 }

@@ -84,6 +84,11 @@ final class ScanPlan {
     this.dialectKnown = dialectKnown;
   }
 
+  /** The columns of the source relation. */
+  StructType sourceSchema() {
+    return sourceSchema;
+  }
+
   /** The query as it is sent now: with the runtime filters, if any. */
   synchronized PushedQuery query() {
     return runtimeFilters.isEmpty() ? query : query.where(runtimeFilters);

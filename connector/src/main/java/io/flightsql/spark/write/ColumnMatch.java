@@ -167,6 +167,18 @@ final class ColumnMatch implements Serializable {
     return new StructType(fields);
   }
 
+  /**
+   * For each written column, in the table's order, its position among {@code data}'s columns: how
+   * rows of {@code data} that cannot go through {@link #apply} (a streaming query's) are reordered.
+   */
+  int[] positions(StructType data) {
+    int[] positions = new int[dataFrameNames.size()];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = data.fieldIndex(dataFrameNames.get(i));
+    }
+    return positions;
+  }
+
   /** The table's names of the written columns, in the table's order. */
   List<String> tableNames() {
     return tableNames;

@@ -37,7 +37,8 @@ final class FlightSqlBatchWrite implements BatchWrite {
     job.abort(messages(messages));
   }
 
-  private static List<FlightSqlCommitMessage> messages(WriterCommitMessage[] messages) {
+  /** The messages of the tasks that committed: Spark passes null for the others. */
+  static List<FlightSqlCommitMessage> messages(WriterCommitMessage[] messages) {
     List<FlightSqlCommitMessage> out = new ArrayList<>();
     for (WriterCommitMessage message : messages) {
       if (message != null) {

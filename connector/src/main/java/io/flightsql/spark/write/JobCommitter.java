@@ -8,12 +8,8 @@ import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.write.WritePlan.Commit;
 import io.flightsql.spark.write.WritePlan.TableChange;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * commit and the abort then drop the job's staging tables: those the commit messages name, then any
  * other the server lists under the job's prefix (attempts that failed, or lost the race to another
  * attempt). Every call is bounded by the client's deadlines, and none is refused because the thread
- * was interrupted (a cancelled job still cleans up).
+ * was interrupted (a cancelled job still cleans up). A {@link CommitGuard} makes the commit of a
+ * job that may be committed twice (a streaming query's epoch) idempotent.
  */
 final class JobCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(JobCommitter.class);
@@ -86,6 +83,14 @@ final class JobCommitter {
 
   /** Commits the job whose tasks sent these messages (one per partition). */
   void commit(List<FlightSqlCommitMessage> messages) {
+    commit(messages, CommitGuard.NONE);
+  }
+
+  /**
+   * Commits the job whose tasks sent these messages, unless {@code guard} finds it committed
+   * before: then its staging tables are only dropped.
+   */
+  void commit(List<FlightSqlCommitMessage> messages, CommitGuard guard) {
     long rows = 0;
     List<TableRef> staged = new ArrayList<>();
     for (FlightSqlCommitMessage message : messages) {
@@ -95,7 +100,11 @@ final class JobCommitter {
       }
     }
     if (plan.staged()) {
-      Uninterrupted.run(() -> moveStagedRows(staged));
+      boolean[] moved = {false};
+      Uninterrupted.run(() -> moved[0] = moveStagedRows(staged, guard));
+      if (!moved[0]) {
+        return;
+      }
     }
     LOG.info(
         "Wrote {} rows to {} on {} in {} tasks ({}{})",
@@ -126,7 +135,7 @@ final class JobCommitter {
         () -> {
           try (FlightSqlSession session =
               FlightSqlSession.open(plan.config().connection(), "write-abort")) {
-            dropStagingTables(session, staged);
+            StagingTables.drop(session, plan, staged, plan.stagingPrefix());
           }
         });
     if (commitUnanswered) {
@@ -145,25 +154,41 @@ final class JobCommitter {
     }
   }
 
-  private void moveStagedRows(List<TableRef> staged) {
+  /**
+   * Moves the staged rows into the table, unless {@code guard} finds them committed before.
+   *
+   * @return whether they were moved
+   */
+  private boolean moveStagedRows(List<TableRef> staged, CommitGuard guard) {
     try (FlightSqlSession session =
         FlightSqlSession.open(plan.config().connection(), "write-commit")) {
       List<TableRef> left = staged;
       try {
+        if (guard.committedBefore(session)) {
+          LOG.info(
+              "The rows of this job were committed to {} before: {} staging tables dropped, nothing"
+                  + " written",
+              plan.target(),
+              staged.size());
+          return false;
+        }
         if (plan.change() == TableChange.NONE && staged.isEmpty()) {
           LOG.info("No rows to add to {}", plan.target());
         } else if (plan.commit() == Commit.TRANSACTION) {
-          inOneTransaction(session, staged);
+          inOneTransaction(session, staged, guard);
         } else {
           left = byStatements(session, staged);
+          guard.record(session, null);
         }
+        return true;
       } finally {
-        dropStagingTables(session, left);
+        StagingTables.drop(session, plan, left, plan.stagingPrefix());
       }
     }
   }
 
-  private void inOneTransaction(FlightSqlSession session, List<TableRef> staged) {
+  private void inOneTransaction(
+      FlightSqlSession session, List<TableRef> staged, CommitGuard guard) {
     Dialect dialect = plan.dialect();
     TableRef target = plan.target();
     byte[] transaction = session.beginTransaction();
@@ -185,6 +210,7 @@ final class JobCommitter {
       for (TableRef table : staged) {
         session.executeUpdate(dialect.insertSelect(target, table, plan.schema()), transaction);
       }
+      guard.record(session, transaction);
       commitTelling(session, transaction);
     } catch (RuntimeException e) {
       Transactions.rollback(session, transaction, e, "the commit of the write to " + target);
@@ -319,66 +345,6 @@ final class JobCommitter {
       session.executeUpdate(plan.dialect().createTable(table, plan.schema()), null);
     } else {
       create(session, table, null);
-    }
-  }
-
-  /**
-   * Drops {@code known}, then every other table listed under the job's prefix (a task that failed
-   * drops its own, but may race with this, or be lost with its executor). The tables that could not
-   * be dropped and are still listed are logged by name: the job's outcome stands.
-   */
-  private void dropStagingTables(FlightSqlSession session, List<TableRef> known) {
-    // By name: GetTables may spell the catalog and schema where the plan left them out.
-    Set<String> tried = new LinkedHashSet<>();
-    Map<String, String> failed = new LinkedHashMap<>();
-    for (TableRef table : known) {
-      drop(session, table, failed);
-      tried.add(table.name());
-    }
-    List<TableRef> listed = listStaging(session);
-    if (listed == null) {
-      return;
-    }
-    for (TableRef table : listed) {
-      if (tried.add(table.name())) {
-        drop(session, table, failed);
-      }
-    }
-    if (failed.isEmpty()) {
-      return;
-    }
-    List<TableRef> left = listStaging(session);
-    for (TableRef table : left == null ? listed : left) {
-      if (failed.containsKey(table.name())) {
-        LOG.warn(
-            "Could not drop the staging table {}; drop it yourself: {}",
-            table,
-            failed.get(table.name()));
-      }
-    }
-  }
-
-  /** The job's staging tables the server lists, or null (logged) when it cannot list them. */
-  private List<TableRef> listStaging(FlightSqlSession session) {
-    try {
-      return session.tablesStartingWith(plan.target(), plan.stagingPrefix());
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "Could not list the staging tables {}* of the write to {}; drop any that remain: {}",
-          plan.stagingPrefix(),
-          plan.target(),
-          e.getMessage());
-      return null;
-    }
-  }
-
-  private void drop(FlightSqlSession session, TableRef table, Map<String, String> failed) {
-    try {
-      // Bounded: a server that holds the DROP behind another transaction's lock must not hold
-      // the job's end.
-      session.executeUpdateBounded(plan.dialect().dropTable(table));
-    } catch (RuntimeException e) {
-      failed.put(table.name(), e.getMessage());
     }
   }
 }

@@ -61,8 +61,10 @@ final class WritePlan implements Serializable {
    * @param schema the rows as tasks send them: the table's names for an existing table
    * @param stagingByDdl whether staging tables are created with the dialect's CREATE TABLE (else by
    *     ingesting no rows, which lets the server choose the types)
+   * @param jobId what names the job's staging tables, or null for a random id of its own
    */
   WritePlan(
+      String jobId,
       FlightSqlWriteConfig config,
       TableRef target,
       ServerCapabilities capabilities,
@@ -72,7 +74,8 @@ final class WritePlan implements Serializable {
       TableChange change,
       Commit commit,
       boolean stagingByDdl) {
-    this.jobId = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    this.jobId =
+        jobId != null ? jobId : UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     this.config = config;
     this.target = target;
     this.capabilities = capabilities;
@@ -138,9 +141,12 @@ final class WritePlan implements Serializable {
         && (method == WriteMethod.PREPARED || capabilities.ingestTransactions());
   }
 
+  /** What follows the table's name in the names of its staging tables, before the job's id. */
+  static final String STAGING_INFIX = "_flightsql_";
+
   /** The name prefix shared by this job's staging tables, and by nothing else. */
   String stagingPrefix() {
-    return target.name() + "_flightsql_" + jobId + "_";
+    return target.name() + STAGING_INFIX + jobId + "_";
   }
 
   /** The staging table of one task attempt: each attempt has its own, so retries never mix. */

@@ -38,6 +38,7 @@ final class WritePlanner {
   private final StructType schema;
   private final boolean caseSensitive;
   private ColumnMatch columns;
+  private String jobId;
 
   /**
    * @param schema the DataFrame's schema
@@ -47,6 +48,16 @@ final class WritePlanner {
     this.config = config;
     this.schema = schema;
     this.caseSensitive = caseSensitive;
+  }
+
+  /**
+   * Names the staging tables of the plans made from now on after {@code jobId} (letters, digits and
+   * underscores) rather than after a random id: a streaming write's epochs share one, so that a
+   * restarted query finds what a killed one left.
+   */
+  WritePlanner withJobId(String jobId) {
+    this.jobId = jobId;
+    return this;
   }
 
   /**
@@ -198,6 +209,7 @@ final class WritePlanner {
     }
     WritePlan plan =
         new WritePlan(
+            jobId,
             config,
             target,
             capabilities,

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * connector's probe establishes its quoting), single-use tickets bound to the session that planned
  * them.
  */
-class DeephavenIT extends FlightSqlContractSuite implements OptimizerContract {
+class DeephavenIT extends FlightSqlContractSuite implements OptimizerContract, StreamingContract {
   @RegisterExtension static final DeephavenServerExtension SERVER = new DeephavenServerExtension();
 
   @Override

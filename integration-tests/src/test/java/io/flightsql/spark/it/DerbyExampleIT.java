@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * timestamp[ms, tz=UTC]}, which Spark reads as instants.
  */
 class DerbyExampleIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract {
+    implements FailedWriteContract, OptimizerContract, StreamingContract {
   private DerbyExampleServer server;
 
   @Override

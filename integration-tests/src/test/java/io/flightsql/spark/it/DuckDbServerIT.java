@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * against DuckDB's own JDBC answer, and aggregates over {@code lineitem}.
  */
 class DuckDbServerIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract {
+    implements FailedWriteContract, OptimizerContract, StreamingContract {
   private static final long LINEITEM_ROWS = 20_000;
 
   private DuckDbFlightSqlServer server;

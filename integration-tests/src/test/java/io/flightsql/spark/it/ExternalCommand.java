@@ -65,7 +65,12 @@ final class ExternalCommand {
   private Result run() throws IOException, InterruptedException {
     Files.createDirectories(log.getParent());
     System.out.printf("[%s] %s (log: %s)%n", label, String.join(" ", command), log);
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    // No input: a program that asks for some (beeline's password prompt) gets end-of-file at once
+    // instead of waiting for the time limit.
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().putAll(environment);
     long start = System.nanoTime();
     AtomicLong lastOutput = new AtomicLong(start);

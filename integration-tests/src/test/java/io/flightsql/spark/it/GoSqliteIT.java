@@ -28,7 +28,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * prepared statements), so the connector takes it from the head of the stream; SQLite's INTEGER
  * comes back as int64 and DATE as text.
  */
-class GoSqliteIT extends FlightSqlContractSuite implements FailedWriteContract, OptimizerContract {
+class GoSqliteIT extends FlightSqlContractSuite
+    implements FailedWriteContract, OptimizerContract, StreamingContract {
   @RegisterExtension static final GoSqliteServerExtension SERVER = new GoSqliteServerExtension();
 
   @Override

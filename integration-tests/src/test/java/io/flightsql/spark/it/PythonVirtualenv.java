@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * A Python virtualenv that the integration tests need, such as one with PySpark 3.5.9 for {@code
@@ -26,6 +29,11 @@ import java.util.Map;
 final class PythonVirtualenv {
   /** Lists the packages installed, one a line; a virtualenv without it is made again. */
   private static final String MARKER = "spark-flightsql-requirements.txt";
+
+  private static final ConcurrentMap<Path, Object> LOCKS = new ConcurrentHashMap<>();
+
+  /** The virtualenvs this JVM installed the wheel into. */
+  private static final Set<Path> WHEEL_INSTALLED = ConcurrentHashMap.newKeySet();
 
   private final Path home;
 
@@ -45,7 +53,38 @@ final class PythonVirtualenv {
    */
   static PythonVirtualenv of(String name, List<String> requirements)
       throws IOException, InterruptedException {
-    Path home = TestPaths.userCache().resolve(name);
+    return at(TestPaths.userCache().resolve(name), requirements);
+  }
+
+  /**
+   * The virtualenv of a user who ran {@code pip install} of the built spark-flightsql wheel beside
+   * these requirements: {@code target/<name>}, of this build alone (builds of other worktrees
+   * install their own wheel), made again after {@code mvn clean} or when the requirements change;
+   * the wheel is installed into it once per test JVM, in place of the one before.
+   */
+  static PythonVirtualenv withWheel(String name, List<String> requirements)
+      throws IOException, InterruptedException {
+    Path home = TestPaths.buildDir().resolve(name);
+    synchronized (LOCKS.computeIfAbsent(home, key -> new Object())) {
+      PythonVirtualenv venv = makeOrReuse(home, requirements);
+      if (WHEEL_INSTALLED.add(home)) {
+        venv.installWheel(TestPaths.wheel());
+      }
+      return venv;
+    }
+  }
+
+  private static PythonVirtualenv at(Path home, List<String> requirements)
+      throws IOException, InterruptedException {
+    // Tests that run at the same time (the matrix's cells) may ask for the same virtualenv.
+    synchronized (LOCKS.computeIfAbsent(home, key -> new Object())) {
+      return makeOrReuse(home, requirements);
+    }
+  }
+
+  private static PythonVirtualenv makeOrReuse(Path home, List<String> requirements)
+      throws IOException, InterruptedException {
+    String name = home.getFileName().toString();
     PythonVirtualenv venv = new PythonVirtualenv(home);
     String wanted = String.join("\n", requirements) + "\n";
     Path marker = home.resolve(MARKER);
@@ -90,6 +129,33 @@ final class PythonVirtualenv {
     }
     Files.writeString(marker, wanted, StandardCharsets.UTF_8);
     return venv;
+  }
+
+  /**
+   * Installs the spark-flightsql wheel ({@link TestPaths#wheel()}) as a user does, with pip, in
+   * place of the one installed before; its requirements (none but PySpark, which the virtualenv
+   * has) are not touched.
+   */
+  private void installWheel(Path wheel) throws IOException, InterruptedException {
+    String name = home.getFileName().toString();
+    ExternalCommand.Result installed =
+        ExternalCommand.run(
+            "pip wheel " + name,
+            List.of(
+                bin("pip").toString(),
+                "install",
+                "--disable-pip-version-check",
+                "--progress-bar",
+                "off",
+                "--no-deps",
+                "--force-reinstall",
+                wheel.toString()),
+            Map.of(),
+            TestPaths.buildDir().resolve("venv").resolve(name + "-wheel.log"),
+            Duration.ofMinutes(2));
+    if (installed.exitCode() != 0) {
+      fail("pip install " + wheel + " into " + home + " failed:\n" + installed.tail(30));
+    }
   }
 
   /** pip's download and wheel cache, shared by every virtualenv of the tests. */

@@ -13,18 +13,25 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The notebook {@code examples/python/quickstart.ipynb}, executed cell by cell as Jupyter would
  * ({@code jupyter execute}, from nbclient) in a virtualenv with PySpark, pandas, pyarrow,
- * matplotlib and ipykernel, against the embedded DuckDB server; the server's address and the shaded
- * jar's path reach it through {@code FLIGHTSQL_URI} and {@code FLIGHTSQL_JAR}. Any cell that raises
- * fails the run. The executed notebook is kept in {@code target/quickstart-executed.ipynb}; the
- * test checks that its outputs show the pushed aggregate and the plot, and that the table it wrote
- * is on the server.
+ * matplotlib, ipykernel and the built spark-flightsql wheel (the one the quick start uses, {@link
+ * PythonVirtualenv#withWheel}), against the embedded DuckDB server: the notebook's {@code
+ * spark_flightsql.configure()} gives Spark the jar, with no path to it anywhere; the server's
+ * address reaches it through {@code FLIGHTSQL_URI}. Any cell that raises fails the run. The
+ * executed notebook is kept in {@code target/quickstart-executed.ipynb}; the test checks that its
+ * outputs show the pushed aggregate and the plot, and that the table it wrote is on the server.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class QuickstartNotebookIT {
-  /** The notebook's virtualenv: pinned, so that a cached one is reused as long as this holds. */
+  /**
+   * The virtualenv of the notebook, the quick start and the cluster job, beside the wheel: pinned,
+   * so that the one made is reused as long as this holds.
+   */
   static final List<String> REQUIREMENTS =
       List.of(
           "pyspark==" + PySparkReleases.DEFAULT,
@@ -38,7 +45,7 @@ class QuickstartNotebookIT {
   @Test
   void notebookRunsWithoutAnError() throws Exception {
     PythonVirtualenv venv =
-        PythonVirtualenv.of("notebook-pyspark-" + PySparkReleases.DEFAULT, REQUIREMENTS);
+        PythonVirtualenv.withWheel("wheel-pyspark-" + PySparkReleases.DEFAULT, REQUIREMENTS);
     Path notebook = TestPaths.repoRoot().resolve("examples/python/quickstart.ipynb");
     Path executed = TestPaths.buildDir().resolve("quickstart-executed.ipynb");
     Files.deleteIfExists(executed);
@@ -52,7 +59,6 @@ class QuickstartNotebookIT {
             .start()) {
       Map<String, String> environment = new java.util.LinkedHashMap<>(venv.sparkEnvironment());
       environment.put("FLIGHTSQL_URI", server.uri());
-      environment.put("FLIGHTSQL_JAR", TestPaths.shadedJar().toString());
       environment.put("MPLBACKEND", "Agg");
       ExternalCommand.Result run =
           ExternalCommand.run(

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code WHERE "s" = '42'}, compare two constants, and silently return no rows. It answers no
  * GetSqlInfo; the connector's probe finds Spark SQL and pushes with backticks.
  */
-class SailIT extends FlightSqlContractSuite implements OptimizerContract {
+class SailIT extends FlightSqlContractSuite implements OptimizerContract, StreamingContract {
   @RegisterExtension static final SailServerExtension SERVER = new SailServerExtension();
 
   @Override

@@ -13,30 +13,39 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The ETL example ({@code examples/python/etl_job.py}) on a real Spark standalone cluster: a master
  * and a worker started as processes of their own from the pip PySpark's {@code spark-class}, two
- * executors of one core each, and the job given to {@code spark-submit --master spark://...} with
- * the shaded jar in {@code --jars} and nothing else. The job reads {@code lineitem} (split into
- * four queries) and {@code shipmodes}, joins, aggregates, and overwrites {@code carrier_revenue}
- * with {@code atomic=true}.
+ * executors of one core each, and the job run as {@code python etl_job.py --master spark://...}
+ * from a virtualenv with the built spark-flightsql wheel ({@link PythonVirtualenv#withWheel}): no
+ * {@code --jars} and no Maven; {@code spark_flightsql.configure()} puts the jar on {@code
+ * spark.jars}, and Spark ships it to the executors. The job reads {@code lineitem} (split into four
+ * queries) and {@code shipmodes}, joins, aggregates, and overwrites {@code carrier_revenue} with
+ * {@code atomic=true}.
  *
  * <p>The test compares the written table with DuckDB's own answer to the same query, and checks
  * that the reads ran in the executors' JVMs: each executor's log (the worker's {@code work/}
  * directory) shows the connector opening its gRPC channel to the server and finishing tasks, and
  * the driver's log shows no task run.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class SparkClusterIT {
   private static final long LINEITEM_ROWS = 20_000;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
   @Test
   void etlJobRunsOnExecutorsAndWritesTheTable() throws Exception {
-    PythonVirtualenv venv = PythonVirtualenv.pyspark(PySparkReleases.DEFAULT);
+    PythonVirtualenv venv =
+        PythonVirtualenv.withWheel(
+            "wheel-pyspark-" + PySparkReleases.DEFAULT, QuickstartNotebookIT.REQUIREMENTS);
     Path examples = TestPaths.repoRoot().resolve("examples/python");
     Path dir = TestPaths.buildDir().resolve("spark-cluster");
     Path work = dir.resolve("work");
@@ -82,34 +91,31 @@ class SparkClusterIT {
       masterProcess.awaitLog("I have been elected leader", START_TIMEOUT);
       workerProcess.awaitLog("Successfully registered with master", START_TIMEOUT);
 
+      Map<String, String> environment = new LinkedHashMap<>(venv.sparkEnvironment());
+      // What the job's own JVM is started with: PySpark passes these to spark-submit.
+      environment.put(
+          "PYSPARK_SUBMIT_ARGS",
+          "--conf spark.ui.enabled=false --conf spark.executor.cores=1"
+              + " --conf spark.executor.memory=768m --conf spark.sql.shuffle.partitions=4"
+              + " pyspark-shell");
       ExternalCommand.Result job =
           ExternalCommand.run(
-              "spark-submit cluster",
+              "python etl_job.py",
               List.of(
-                  venv.bin("spark-submit").toString(),
+                  venv.python().toString(),
+                  examples.resolve("etl_job.py").toString(),
                   "--master",
                   master,
-                  "--conf",
-                  "spark.ui.enabled=false",
-                  "--conf",
-                  "spark.executor.cores=1",
-                  "--conf",
-                  "spark.executor.memory=768m",
-                  "--conf",
-                  "spark.sql.shuffle.partitions=4",
-                  "--jars",
-                  TestPaths.shadedJar().toString(),
-                  examples.resolve("etl_job.py").toString(),
                   "--uri",
                   server.uri(),
                   "--partitions",
                   "4"),
-              venv.sparkEnvironment(),
-              dir.resolve("spark-submit.log"),
+              environment,
+              dir.resolve("etl-job.log"),
               Duration.ofMinutes(6));
 
       String shown =
-          "spark-submit output ("
+          "job output ("
               + job.log()
               + "):\n"
               + job.tail(60)

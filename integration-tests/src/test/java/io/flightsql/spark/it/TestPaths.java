@@ -2,9 +2,12 @@ package io.flightsql.spark.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Where the tests find the build and put what they write. Failsafe passes the locations as system
@@ -45,6 +48,50 @@ final class TestPaths {
               + " does not exist; build it first (mvn -pl connector -am package -DskipTests)");
     }
     return jar;
+  }
+
+  /** Deletes {@code dir} and everything under it, if it exists. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+
+  /**
+   * The spark-flightsql wheel, as built by the {@code python} module into {@code
+   * python/target/dist}: the one {@code spark_flightsql-*.whl} there.
+   */
+  static Path wheel() {
+    String configured = System.getProperty("flightsql.wheelDir");
+    if (configured == null) {
+      throw new IllegalStateException(
+          "System property 'flightsql.wheelDir' is not set; run the integration tests through"
+              + " Maven (mvn -pl integration-tests -am verify), which sets it");
+    }
+    Path dir = Paths.get(configured).toAbsolutePath().normalize();
+    List<Path> wheels = new ArrayList<>();
+    if (Files.isDirectory(dir)) {
+      try (DirectoryStream<Path> found = Files.newDirectoryStream(dir, "spark_flightsql-*.whl")) {
+        found.forEach(wheels::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot list " + dir, e);
+      }
+    }
+    if (wheels.size() != 1) {
+      throw new IllegalStateException(
+          "Expected one spark_flightsql wheel in "
+              + dir
+              + ", found "
+              + wheels
+              + "; build it first (mvn -pl python -am package -DskipTests, with python3 on the"
+              + " PATH)");
+    }
+    return wheels.get(0);
   }
 
   /**

@@ -9,7 +9,6 @@ import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.util.AutoCloseables;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
@@ -132,11 +131,11 @@ public final class EndpointStreams {
     try {
       value = reader.apply(stream, () -> next(stream, target[0]));
     } catch (RuntimeException | Error e) {
-      AutoCloseables.close(e, stream);
+      StreamClosing.closeAfter(e, stream);
       throw e;
     }
     try {
-      stream.close();
+      StreamClosing.close(stream);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while closing a stream of " + server, e);
