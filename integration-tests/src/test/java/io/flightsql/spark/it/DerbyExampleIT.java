@@ -2,6 +2,7 @@ package io.flightsql.spark.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flightsql.spark.servers.DerbyExampleServer;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
