@@ -18,8 +18,10 @@ import java.util.Set;
  * @param scaleEndpoints the endpoint counts of the scaling table, smallest first
  * @param columnRows rows of the reads that vary the number of columns
  * @param scaleColumns the column counts of the scaling table, smallest first
- * @param parts the parts to run, of latency, scan, write, scale and starjoin (all by default)
+ * @param parts the parts to run, of latency, scan, write, scale, starjoin and streaming (all by
+ *     default)
  * @param starRows rows of lineitem in the star joins
+ * @param streamRows rows of the streaming and batch copies
  */
 record PerformanceArgs(
     int iterations,
@@ -32,13 +34,15 @@ record PerformanceArgs(
     long columnRows,
     List<Integer> scaleColumns,
     Set<String> parts,
-    long starRows) {
+    long starRows,
+    long streamRows) {
 
-  static final Set<String> ALL_PARTS = Set.of("latency", "scan", "write", "scale", "starjoin");
+  static final Set<String> ALL_PARTS =
+      Set.of("latency", "scan", "write", "scale", "starjoin", "streaming");
 
   static final String USAGE =
       "Usage: PerformanceBenchmark [--quick] [--iterations N (3)] [--runs N (20)]"
-          + " [--parts latency,scan,write,scale,starjoin (all)]";
+          + " [--parts latency,scan,write,scale,starjoin,streaming (all)]";
 
   static PerformanceArgs parse(String[] args) {
     boolean quick = false;
@@ -75,7 +79,8 @@ record PerformanceArgs(
           20_000,
           List.of(16, 64, 256),
           parts,
-          200_000);
+          200_000,
+          100_000);
     }
     return new PerformanceArgs(
         iterations,
@@ -88,7 +93,8 @@ record PerformanceArgs(
         250_000,
         List.of(16, 64, 256),
         parts,
-        2_000_000);
+        2_000_000,
+        1_000_000);
   }
 
   private static Set<String> parts(String value) {

@@ -1,11 +1,15 @@
 package io.flightsql.spark.examples;
 
 import io.flightsql.spark.client.transport.Allocators;
+import io.flightsql.spark.examples.WriteLimit.Kind;
+import io.flightsql.spark.examples.WriteLimit.Way;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.StringJoiner;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -82,6 +86,9 @@ public final class PerformanceBenchmark {
       }
       if (args.parts().contains("starjoin")) {
         benchmark.starJoins();
+      }
+      if (args.parts().contains("streaming")) {
+        benchmark.streaming();
       }
       benchmark.print(ReadBenchmark.seconds(start));
     } finally {
@@ -166,24 +173,17 @@ public final class PerformanceBenchmark {
     }
   }
 
-  // ---- The write ceiling
-
-  /**
-   * One way of writing and its timings; {@code counted} when the server counts its rows. For the
-   * connector's ways, {@code waiting} gets each run's share of its tasks' time spent sending
-   * batches and waiting for the server to take them (the connector's metric).
-   */
-  private record WriteWay(
-      String name, Timings timings, boolean counted, Timings.Run run, Timings waiting) {
-    WriteWay(String name, boolean counted, Timings.Run run) {
-      this(name, new Timings(name), counted, run, new Timings(name + ", waiting"));
-    }
-  }
+  // ---- Writes against their limit
 
   /** What a DataFrame write reports as an accumulator of its stage (docs/writing.md). */
   private static final String SERVER_WAIT_ACCUMULATOR =
       "time waiting for the Flight SQL server (ms)";
 
+  /**
+   * The writes of {@link WriteLimit}: Spark's {@code noop}, the raw client's DoPut and ADBC's
+   * ingest of prebuilt batches, the connector ({@code ingest} and {@code prepared}, into the table)
+   * and Spark's JDBC writer, in alternated rounds, to a server that counts and drops the rows.
+   */
   private void writes() throws Exception {
     long rows = args.writeRows();
     try (DuckDbFlightSqlServer server =
@@ -192,90 +192,69 @@ public final class PerformanceBenchmark {
       String uri = server.uri();
       Dataset<Row> data = WriteBenchmark.lineitem(spark, rows).cache();
       data.count();
-      try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator)) {
+      try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator);
+          AdbcWay adbc = AdbcWay.start(uri, batches)) {
         Schema schema = batches.schema();
-        // The connector's tasks write into the table (atomic=false): the ceiling is the upload's.
+        // The connector's tasks write into the table (atomic=false): the limit is the upload's.
         // The default's staging costs a server-side copy, which this server (without row storage)
         // would not pay; WriteBenchmark measures it, and the fixed cost below includes it.
-        List<WriteWay> ways =
+        List<Way> ways =
             List.of(
-                new WriteWay("noop", false, () -> ReadBenchmark.writeToNoop(data)),
-                new WriteWay(
+                Way.timed("noop", Kind.NOOP, rows, () -> ReadBenchmark.writeToNoop(data)),
+                Way.timed(
+                    "raw client DoPut",
+                    Kind.TRANSPORT,
+                    rows,
+                    () -> raw.ingest(WriteBenchmark.TABLE, batches)),
+                adbc.way(WriteBenchmark.TABLE, rows),
+                Way.timed(
                     "flightsql ingest",
-                    true,
+                    Kind.CONNECTOR,
+                    rows,
                     () -> WriteBenchmark.connectorWrite(data, uri, "ingest", "false")),
-                new WriteWay(
+                Way.timed(
                     "flightsql prepared",
-                    true,
+                    Kind.CONNECTOR,
+                    rows,
                     () -> WriteBenchmark.connectorWrite(data, uri, "prepared", "false")),
-                new WriteWay(
-                    "raw client DoPut", true, () -> raw.ingest(WriteBenchmark.TABLE, batches)),
-                new WriteWay("spark jdbc", true, () -> WriteBenchmark.jdbcWrite(data, uri)));
+                Way.timed(
+                    "spark jdbc", Kind.JDBC, rows, () -> WriteBenchmark.jdbcWrite(data, uri)));
+        Map<String, Timings> waiting = new HashMap<>();
         Allocators.resetLargestPeaks();
-        // Rounds in which every way runs once: a change of the machine's load touches all alike.
-        for (int round = 0; round <= args.iterations(); round++) {
-          for (WriteWay way : ways) {
-            raw.recreate(WriteBenchmark.TABLE, schema);
-            System.gc();
-            long before = server.discardedRows();
-            long start = System.nanoTime();
-            way.run().run();
-            double took = ReadBenchmark.seconds(start);
-            if (way.counted()) {
-              expect(server.discardedRows() - before, rows, way.name());
-            }
-            System.out.printf(
-                Locale.ROOT,
-                "%-20s %s %6.2f s%n",
-                way.name(),
-                round == 0 ? "warm-up" : "run " + round + "  ",
-                took);
-            if (round > 0) {
-              way.timings().add(took);
-              if (way.name().startsWith("flightsql")) {
+        WriteLimit limit = new WriteLimit(ways);
+        limit.measure(
+            args.iterations(),
+            new WriteLimit.Target() {
+              @Override
+              public void recreate() {
+                raw.recreate(WriteBenchmark.TABLE, schema);
+              }
+
+              @Override
+              public long mark() {
+                return server.discardedRows();
+              }
+
+              @Override
+              public long landed(Way way, long mark) {
+                return server.discardedRows() - mark;
+              }
+            },
+            (way, took) -> {
+              if (way.kind() == Kind.CONNECTOR) {
                 long waitMillis = SqlMetrics.latestStageAccumulator(spark, SERVER_WAIT_ACCUMULATOR);
                 int tasks = spark.sparkContext().defaultParallelism();
-                way.waiting().add(waitMillis / (tasks * took * 1000));
+                waiting
+                    .computeIfAbsent(way.name(), name -> new Timings(name))
+                    .add(waitMillis / (tasks * took * 1000));
               }
-            }
-          }
-        }
+            });
         raw.drop(WriteBenchmark.TABLE);
         long taskPeak = Allocators.largestPeakBytes("flightsql-write");
         long batch = batches.bytes() / batches.batchCount();
-        double noop = ways.get(0).timings().median();
-        double jdbc = ways.get(4).timings().median();
-        String what =
-            String.format(
-                Locale.ROOT,
-                "write of %s cached rows (%s MB), median of %d",
-                count(rows),
-                mb(batches.bytes()),
-                args.iterations());
-        for (WriteWay way : ways.subList(1, 3)) {
-          double took = way.timings().median();
-          add(
-              "write",
-              way.name() + ", " + what,
-              rate(rows, took),
-              "noop " + rate(rows, noop),
-              ratio(noop / took),
-              "≥ 0.6x");
-          add(
-              "write",
-              way.name() + ", " + what,
-              rate(rows, took),
-              "spark jdbc " + rate(rows, jdbc),
-              ratio(jdbc / took),
-              "≥ 20x");
-          add(
-              "write",
-              way.name() + ": share of its tasks' time spent sending and waiting for the server",
-              String.format(Locale.ROOT, "%.0f%%", 100 * way.waiting().median()),
-              "",
-              "",
-              "");
-        }
+        System.out.println();
+        System.out.print(limit.table(batches.bytes()));
+        addWriteFigures(limit, batches.bytes(), waiting);
         double[] fixed = fixedWriteCost(uri, raw, schema);
         add(
             "write",
@@ -291,14 +270,6 @@ public final class PerformanceBenchmark {
             "noop " + ms(fixed[0]),
             ratio(fixed[0] / fixed[2]),
             "");
-        double rawTook = ways.get(3).timings().median();
-        add(
-            "write",
-            "raw client, one DoPut of prebuilt batches, " + what,
-            rate(rows, rawTook),
-            "noop " + rate(rows, noop),
-            ratio(noop / rawTook),
-            "");
         add(
             "memory",
             "peak Arrow memory of one write task",
@@ -308,6 +279,70 @@ public final class PerformanceBenchmark {
             "≤ 2 batches");
       } finally {
         data.unpersist(true);
+      }
+    }
+  }
+
+  /**
+   * The rows of the summary for the writes: each baseline's rate, the limit, and each connector way
+   * against the limit (goal 0.8x) and against Spark's JDBC writer (goal 20x), with the share of its
+   * tasks' time spent sending and waiting for the server.
+   */
+  private void addWriteFigures(WriteLimit limit, long bytes, Map<String, Timings> waiting) {
+    String what =
+        String.format(
+            Locale.ROOT,
+            "write of %s cached rows (%s MB), median of %d",
+            count(args.writeRows()),
+            mb(bytes),
+            args.iterations());
+    for (Way way : limit.ways()) {
+      if (way.kind() == Kind.CONNECTOR) {
+        continue;
+      }
+      add(
+          "write",
+          way.name() + ", " + what,
+          way.measured() ? rate(way.rows(), way.timings().median()) : "not measured",
+          "",
+          "",
+          "");
+    }
+    double limitRate = limit.limit();
+    Way transport = limit.transport();
+    String limitText =
+        Double.isNaN(limitRate)
+            ? "limit n/a"
+            : String.format(
+                Locale.ROOT, "limit %.2f M rows/s (noop ⊕ %s)", limitRate / 1e6, transport.name());
+    Way jdbc = limit.fastest(Kind.JDBC);
+    for (Way way : limit.connectors()) {
+      String measured = rate(way.rows(), way.timings().median());
+      add(
+          "write",
+          way.name() + ", " + what,
+          measured,
+          limitText,
+          Double.isNaN(limitRate) ? "n/a" : ratio(way.rate() / limitRate),
+          "≥ 0.8x");
+      add(
+          "write",
+          way.name() + ", " + what,
+          measured,
+          jdbc == null
+              ? "spark jdbc n/a"
+              : "spark jdbc " + rate(jdbc.rows(), jdbc.timings().median()),
+          jdbc == null ? "n/a" : ratio(way.rate() / jdbc.rate()),
+          "≥ 20x");
+      Timings share = waiting.get(way.name());
+      if (share != null) {
+        add(
+            "write",
+            way.name() + ": share of its tasks' time spent sending and waiting for the server",
+            String.format(Locale.ROOT, "%.0f%%", 100 * share.median()),
+            "",
+            "",
+            "");
       }
     }
   }
@@ -493,6 +528,38 @@ public final class PerformanceBenchmark {
           ratio(line.off().seconds() / line.on().seconds()),
           "report");
     }
+  }
+
+  // ---- Streaming against batch copies
+
+  /**
+   * {@link StreamingBenchmark}'s copies of the write benchmark's rows from one table to another:
+   * rows per second of a batch copy, and of a streaming copy in one micro-batch and in
+   * micro-batches of a tenth of the rows, each against the batch copy; best of {@code
+   * --iterations}.
+   */
+  private void streaming() throws Exception {
+    long rows = args.streamRows();
+    long maxRows = Math.max(1, rows / 10);
+    StreamingBenchmark.Figures figures =
+        StreamingBenchmark.measure(spark, rows, maxRows, args.iterations());
+    String what = "copy of " + count(rows) + " rows, table to table, best of " + args.iterations();
+    String batch = rate(rows, figures.batch());
+    add("streaming", "batch copy: " + what, batch, "", "", "");
+    add(
+        "streaming",
+        "streaming copy, one micro-batch (AvailableNow): " + what,
+        rate(rows, figures.oneEpoch()),
+        "batch copy " + batch,
+        ratio(figures.batch() / figures.oneEpoch()),
+        "report");
+    add(
+        "streaming",
+        figures.streamed() + " rows (" + figures.epochCount() + " epochs): " + what,
+        rate(rows, figures.epochs()),
+        "batch copy " + batch,
+        ratio(figures.batch() / figures.epochs()),
+        "report");
   }
 
   // ---- Helpers

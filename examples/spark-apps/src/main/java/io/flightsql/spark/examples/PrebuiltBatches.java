@@ -146,6 +146,11 @@ final class PrebuiltBatches implements AutoCloseable {
     return batches.size();
   }
 
+  /** Rows of the first batch: what a client that cuts its batches by rows alone would send. */
+  int firstBatchRows() {
+    return batches.isEmpty() ? BATCH_ROWS : batches.get(0).getLength();
+  }
+
   /**
    * A reader that hands out the batches one after the other, in a root of its own, without copying
    * them: what {@code FlightSqlClient.executeIngest} sends. Each upload takes a new one and closes

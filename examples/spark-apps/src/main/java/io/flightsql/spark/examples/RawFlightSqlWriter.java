@@ -1,6 +1,8 @@
 package io.flightsql.spark.examples;
 
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightEndpoint;
@@ -82,8 +84,17 @@ final class RawFlightSqlWriter implements AutoCloseable {
 
   /** {@code SELECT count(*)} of the table, summed over the query's endpoints. */
   long count(String table) throws Exception {
-    FlightInfo info = client.execute("SELECT count(*) FROM " + table);
     long count = 0;
+    for (Object value : column("SELECT count(*) FROM " + table)) {
+      count += ((Number) value).longValue();
+    }
+    return count;
+  }
+
+  /** The values of the first column of the query's rows, over all its endpoints. */
+  List<Object> column(String sql) throws Exception {
+    FlightInfo info = client.execute(sql);
+    List<Object> values = new ArrayList<>();
     for (FlightEndpoint endpoint : info.getEndpoints()) {
       // The embedded server's endpoints are on this connection; a benchmark against a server that
       // sends them elsewhere would fail here, loudly.
@@ -93,16 +104,16 @@ final class RawFlightSqlWriter implements AutoCloseable {
       try {
         while (stream.next()) {
           VectorSchemaRoot root = stream.getRoot();
-          FieldVector counts = root.getVector(0);
+          FieldVector first = root.getVector(0);
           for (int i = 0; i < root.getRowCount(); i++) {
-            count += ((Number) counts.getObject(i)).longValue();
+            values.add(first.getObject(i));
           }
         }
       } finally {
         stream.close();
       }
     }
-    return count;
+    return values;
   }
 
   private static ExecuteIngestOptions options(String table, TableDefinitionOptions definition) {

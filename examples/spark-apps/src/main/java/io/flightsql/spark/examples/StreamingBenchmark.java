@@ -92,20 +92,64 @@ public final class StreamingBenchmark {
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.shuffle.partitions", 2)
             .getOrCreate();
+    try {
+      ReadBenchmark.printEnvironment(spark);
+      Figures figures = measure(spark, rows, maxRows, iterations);
+      System.out.println();
+      System.out.printf(
+          Locale.ROOT,
+          "%-52s %,12.0f rows/s (best of %d)%n",
+          "batch copy",
+          rows / figures.batch(),
+          iterations);
+      print(rows, "streaming copy, one micro-batch", figures.oneEpoch(), figures.batch());
+      print(
+          rows,
+          figures.streamed() + " (" + figures.epochCount() + " epochs)",
+          figures.epochs(),
+          figures.batch());
+      System.out.println("Last streaming copy with admission control: " + figures.epochPhases());
+    } finally {
+      spark.stop();
+    }
+  }
+
+  /**
+   * The best times of the three copies of {@code rows} rows.
+   *
+   * @param batch seconds of the batch copy
+   * @param oneEpoch seconds of the streaming copy in one micro-batch
+   * @param epochs seconds of the streaming copy in micro-batches of {@code maxRows}
+   * @param epochCount how many micro-batches that copy ran
+   * @param streamed the name of that copy
+   * @param epochPhases where its last run's micro-batches spent their time
+   */
+  record Figures(
+      double batch,
+      double oneEpoch,
+      double epochs,
+      long epochCount,
+      String streamed,
+      String epochPhases) {}
+
+  /**
+   * Measures the three copies on an embedded DuckDB server of their own, with {@code maxRows} rows
+   * a micro-batch in the third, best of {@code iterations} rounds after a warm-up round.
+   */
+  static Figures measure(SparkSession spark, long rows, long maxRows, int iterations)
+      throws Exception {
     Path checkpoints = Files.createTempDirectory("flightsql-streaming-benchmark");
     try (DuckDbFlightSqlServer server =
         DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).start()) {
-      ReadBenchmark.printEnvironment(spark);
       System.out.printf(
           Locale.ROOT, "Embedded DuckDB server at %s, %,d rows to copy%n", server.uri(), rows);
-      new StreamingBenchmark(spark, server, checkpoints, rows).run(maxRows, iterations);
+      return new StreamingBenchmark(spark, server, checkpoints, rows).run(maxRows, iterations);
     } finally {
-      spark.stop();
       deleteTree(checkpoints);
     }
   }
 
-  private void run(long maxRows, int iterations) throws Exception {
+  private Figures run(long maxRows, int iterations) throws Exception {
     WriteBenchmark.lineitem(spark, rows)
         .write()
         .format("flightsql")
@@ -136,19 +180,11 @@ public final class StreamingBenchmark {
           streamed,
           epochs);
     }
-    System.out.println();
-    System.out.printf(
-        Locale.ROOT,
-        "%-52s %,12.0f rows/s (best of %d)%n",
-        "batch copy",
-        rows / best[0],
-        iterations);
-    print("streaming copy, one micro-batch", best[1], best[0]);
-    print(streamed + " (" + (rows + maxRows - 1) / maxRows + " epochs)", best[2], best[0]);
-    System.out.println("Last streaming copy with admission control: " + epochPhases);
+    return new Figures(
+        best[0], best[1], best[2], (rows + maxRows - 1) / maxRows, streamed, epochPhases);
   }
 
-  private void print(String way, double seconds, double batchSeconds) {
+  private static void print(long rows, String way, double seconds, double batchSeconds) {
     System.out.printf(
         Locale.ROOT,
         "%-52s %,12.0f rows/s, %.2fx the batch copy's rate%n",

@@ -1,9 +1,16 @@
 package io.flightsql.spark.examples;
 
 import io.flightsql.spark.client.transport.Allocators;
+import io.flightsql.spark.examples.WriteLimit.Kind;
+import io.flightsql.spark.examples.WriteLimit.Way;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -12,14 +19,18 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Writes the same lineitem-like rows to a Flight SQL server five ways in one run and prints how
- * fast each was:
+ * Writes the same lineitem-like rows to a Flight SQL server seven ways in one run, prints how fast
+ * each was, and holds the connector against the limit of a row-producing Spark write ({@link
+ * WriteLimit}) and against Spark's JDBC writer:
  *
  * <ol>
- *   <li><b>raw client</b>: Arrow Java's own Flight SQL client, no Spark ({@link
+ *   <li><b>noop</b>: Spark's {@code noop} sink, Spark's own cost of producing the cached rows.
+ *   <li><b>raw client DoPut</b>: Arrow Java's own Flight SQL client, no Spark ({@link
  *       RawFlightSqlWriter}), sending batches built before the timing through one DoPut of bulk
- *       ingestion. It pays for nothing but the upload, so it is the ceiling of one stream (the
- *       Spark ways upload one stream per task, two at once here).
+ *       ingestion: the transport alone.
+ *   <li><b>adbc_ingest (Python)</b>: ADBC's Flight SQL driver from Python ({@link AdbcIngest}),
+ *       {@code cursor.adbc_ingest} of the same rows built before the timing as pyarrow batches:
+ *       what a Python user holding Arrow data does, and a second measure of the transport.
  *   <li><b>flightsql ingest</b> and <b>flightsql prepared</b>: this project's connector, {@code
  *       df.write.format("flightsql").mode("append")}, with {@code writeMethod} {@code ingest} and
  *       {@code prepared} and {@code atomic=false}: each task writes into the table.
@@ -36,10 +47,11 @@ import org.apache.spark.sql.SparkSession;
  * <p>The rows come from {@link #lineitem}, computed from the row number alone and cached in Spark
  * before any timing, so every run of every way writes the same values and the Spark ways do not pay
  * for computing them. Before each run the target table is dropped and created again, empty, from
- * the data's Arrow schema, and after it the benchmark counts the table's rows and stops if any are
- * missing or extra. Each way runs once to warm up, then the ways take turns for {@code
- * --iterations} rounds. The megabytes are the Arrow buffer bytes of the rows (those of the raw
- * client's batches).
+ * the data's Arrow schema, and after it the benchmark counts the table's rows and takes a
+ * fingerprint of its values: it stops if any row is missing or extra, and prints with the figures
+ * any way whose values differ from the first way's. Each way runs once to warm up, then the ways
+ * take turns for {@code --iterations} rounds; rates are those of the median run. The megabytes are
+ * the Arrow buffer bytes of the rows (those of the raw client's batches).
  *
  * <p>At the end, one connector write of {@code --peak-rows} rows (10,000,000 by default), computed
  * by Spark as they are written, shows how much memory a write holds: the connector's Arrow
@@ -130,15 +142,10 @@ public final class WriteBenchmark {
       }
 
       Schema schema;
-      long bytes;
-      Way rawWay;
-      Way ingest;
-      Way prepared;
-      Way staged;
-      Way jdbc;
-      try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator)) {
+      try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator);
+          AdbcWay adbc = AdbcWay.start(uri, batches)) {
         schema = batches.schema();
-        bytes = batches.bytes();
+        long bytes = batches.bytes();
         System.out.printf(
             Locale.ROOT,
             "Data: %,d rows, %,d bytes of Arrow buffers in %d batches (at most %,d rows or %d MiB"
@@ -153,39 +160,60 @@ public final class WriteBenchmark {
           throw new IllegalStateException(
               "Built " + batches.rows() + " rows where Spark has " + args.rows());
         }
-        rawWay = new Way("raw client", args.rows(), () -> raw.ingest(TABLE, batches));
-        ingest =
-            new Way("flightsql ingest", args.rows(), () -> connectorWrite(data, "ingest", "false"));
-        prepared =
-            new Way(
-                "flightsql prepared", args.rows(), () -> connectorWrite(data, "prepared", "false"));
-        staged =
-            new Way("flightsql staged", args.rows(), () -> connectorWrite(data, "ingest", "auto"));
+        long rows = args.rows();
+        List<Way> ways = new ArrayList<>();
+        ways.add(Way.timed("noop", Kind.NOOP, rows, () -> ReadBenchmark.writeToNoop(data)));
+        ways.add(
+            Way.timed("raw client DoPut", Kind.TRANSPORT, rows, () -> raw.ingest(TABLE, batches)));
+        ways.add(adbc.way(TABLE, rows));
+        ways.add(
+            Way.timed(
+                "flightsql ingest",
+                Kind.CONNECTOR,
+                rows,
+                () -> connectorWrite(data, "ingest", "false")));
+        ways.add(
+            Way.timed(
+                "flightsql prepared",
+                Kind.CONNECTOR,
+                rows,
+                () -> connectorWrite(data, "prepared", "false")));
+        ways.add(
+            Way.timed(
+                "flightsql staged",
+                Kind.OTHER,
+                rows,
+                () -> connectorWrite(data, "ingest", "auto")));
         Dataset<Row> jdbcInput = jdbcData;
-        jdbc =
-            new Way(new Timings("spark jdbc"), args.jdbcRows(), true, () -> jdbcWrite(jdbcInput));
+        Way jdbc = Way.timed("spark jdbc", Kind.JDBC, args.jdbcRows(), () -> jdbcWrite(jdbcInput));
         if (jdbcData == null) {
           jdbc.timings().skip("--jdbc-rows 0");
         }
-        measure(List.of(rawWay, ingest, prepared, staged, jdbc), raw, schema);
-      }
-      raw.drop(TABLE);
+        ways.add(jdbc);
+        WriteLimit limit = new WriteLimit(ways);
+        SameRows target = new SameRows(raw, schema);
+        limit.measure(args.iterations(), target, (way, took) -> {});
+        raw.drop(TABLE);
 
-      System.out.println();
-      System.out.println(
-          "Times are best and median of "
-              + args.iterations()
-              + " runs; rates are those of the median run; MB = 10^6 bytes of Arrow buffers.");
-      System.out.println(header());
-      System.out.println(line(rawWay, bytes));
-      System.out.println(line(ingest, bytes));
-      System.out.println(line(prepared, bytes));
-      System.out.println(line(staged, bytes));
-      System.out.println(line(jdbc, jdbcBytes(jdbcData, bytes, allocator)));
-      System.out.println(ratios(ingest, rawWay, jdbc));
-      System.out.println(ratios(prepared, rawWay, jdbc));
-      System.out.println(ratios(staged, rawWay, jdbc));
-      System.out.println(ratio(staged, ingest, "ingest", "%.2fx"));
+        System.out.println();
+        System.out.println(
+            "Times are best and median of "
+                + args.iterations()
+                + " runs; rates are those of the median run; MB = 10^6 bytes of Arrow buffers"
+                + " (the raw client's batches; ADBC's pyarrow batches have "
+                + adbc.bytes()
+                + ").");
+        System.out.print(limit.table(bytes));
+        target.differences.forEach(problem -> System.out.println("VALUES DIFFER: " + problem));
+        Way staged = ways.get(5);
+        Way ingest = ways.get(3);
+        if (staged.measured() && ingest.measured()) {
+          System.out.printf(
+              Locale.ROOT,
+              "flightsql staged / flightsql ingest = %.2fx%n",
+              staged.rate() / ingest.rate());
+        }
+      }
 
       data.unpersist(true);
       if (jdbcData != null && jdbcData != data) {
@@ -200,13 +228,70 @@ public final class WriteBenchmark {
     }
   }
 
-  /** The Arrow bytes of the JDBC way's rows: those of the others when it writes as many rows. */
-  private long jdbcBytes(Dataset<Row> jdbcData, long bytes, BufferAllocator allocator) {
-    if (jdbcData == null || args.jdbcRows() == args.rows()) {
-      return bytes;
+  /**
+   * The table every way writes into, made again before each run, and checked after it: it must hold
+   * exactly the run's rows, and the same values whichever way wrote them (a fingerprint of every
+   * column, compared with that of the first way that wrote as many rows).
+   */
+  private static final class SameRows implements WriteLimit.Target {
+    /** A hash of each column's values, one row per column: {@code name=sum of hashes}. */
+    private static final String FINGERPRINT =
+        Stream.of(
+                "l_orderkey",
+                "l_quantity",
+                "l_discount",
+                "l_extendedprice",
+                "l_comment",
+                "l_shipdate",
+                "l_receipt")
+            .map(
+                column ->
+                    "SELECT '"
+                        + column
+                        + "=' || CAST(sum(hash("
+                        + column
+                        + ")) AS VARCHAR) FROM "
+                        + TABLE)
+            .collect(Collectors.joining(" UNION ALL "));
+
+    private final RawFlightSqlWriter raw;
+    private final Schema schema;
+    private final Map<Long, String> fingerprints = new HashMap<>();
+    private final List<String> differences = new ArrayList<>();
+
+    SameRows(RawFlightSqlWriter raw, Schema schema) {
+      this.raw = raw;
+      this.schema = schema;
     }
-    try (PrebuiltBatches counted = PrebuiltBatches.build(jdbcData, allocator)) {
-      return counted.bytes();
+
+    @Override
+    public void recreate() {
+      raw.recreate(TABLE, schema);
+    }
+
+    @Override
+    public long mark() {
+      return 0;
+    }
+
+    @Override
+    public long landed(Way way, long mark) throws Exception {
+      long rows = raw.count(TABLE);
+      String values =
+          raw.column(FINGERPRINT).stream().map(String::valueOf).sorted().toList().toString();
+      String first = fingerprints.putIfAbsent(rows, values);
+      if (first != null && !first.equals(values)) {
+        // Kept and printed with the figures rather than thrown: the other ways' figures stand.
+        String problem =
+            way.name()
+                + " wrote other values than the first way: "
+                + values
+                + " where it had "
+                + first;
+        System.out.println("VALUES DIFFER: " + problem);
+        differences.add(problem);
+      }
+      return rows;
     }
   }
 
@@ -251,64 +336,6 @@ public final class WriteBenchmark {
         .option("dbtable", TABLE)
         .mode("append")
         .save();
-  }
-
-  /**
-   * One way of writing.
-   *
-   * @param timings its timed runs; marked skipped when the way is not measured
-   * @param rows the rows each run writes
-   * @param mayFail whether a failure leaves the way out of the figures instead of failing the
-   *     benchmark: only for Spark's JDBC writer, a baseline that this project does not control
-   */
-  private record Way(Timings timings, long rows, boolean mayFail, Timings.Run run) {
-    Way(String name, long rows, Timings.Run run) {
-      this(new Timings(name), rows, false, run);
-    }
-
-    String name() {
-      return timings.way();
-    }
-  }
-
-  /**
-   * Runs every way once to warm up, then {@code --iterations} rounds in which each way runs once,
-   * printing each run. Taking turns, rather than running one way after the other, spreads over all
-   * ways alike whatever changes during the benchmark: the load of a shared machine, and the server
-   * warming up. Each run writes into the table freshly created from {@code schema}, after a garbage
-   * collection that keeps the previous run's garbage out of its time, and is checked to have left
-   * exactly its rows.
-   */
-  private void measure(List<Way> ways, RawFlightSqlWriter raw, Schema schema) throws Exception {
-    for (int round = 0; round <= args.iterations(); round++) {
-      for (Way way : ways) {
-        if (way.timings().skipped()) {
-          continue;
-        }
-        raw.recreate(TABLE, schema);
-        System.gc();
-        long start = System.nanoTime();
-        try {
-          way.run().run();
-        } catch (Exception e) {
-          if (!way.mayFail()) {
-            throw e;
-          }
-          System.err.println(way.name() + " failed; it is left out of the figures:");
-          e.printStackTrace();
-          way.timings().skip("the write failed: " + e);
-          continue;
-        }
-        double took = ReadBenchmark.seconds(start);
-        expectRows(raw.count(TABLE), way.rows());
-        if (round == 0) {
-          System.out.printf(Locale.ROOT, "%-18s warm-up  %6.2f s%n", way.name(), took);
-        } else {
-          way.timings().add(took);
-          System.out.printf(Locale.ROOT, "%-18s run %-4d %6.2f s%n", way.name(), round, took);
-        }
-      }
-    }
   }
 
   /**
@@ -358,52 +385,6 @@ public final class WriteBenchmark {
             : String.format(Locale.ROOT, "%.0f MiB", peaks.heapAfterGc() / MIB),
         peaks.collections(),
         Runtime.getRuntime().maxMemory() / MIB);
-  }
-
-  private static String header() {
-    return String.format(
-        Locale.ROOT,
-        "%-18s %12s %9s %9s %11s %8s",
-        "way",
-        "rows",
-        "best",
-        "median",
-        "rows/s",
-        "MB/s");
-  }
-
-  private static String line(Way way, long bytes) {
-    Timings timings = way.timings();
-    if (!timings.measured()) {
-      return timings.summary(way.rows(), bytes);
-    }
-    double median = timings.median();
-    return String.format(
-        Locale.ROOT,
-        "%-18s %,12d %7.2f s %7.2f s %9.3f M %8.1f",
-        way.name(),
-        way.rows(),
-        timings.best(),
-        median,
-        way.rows() / median / 1e6,
-        bytes / median / 1e6);
-  }
-
-  /** How many times the connector's rows per second (at the median) are those of each baseline. */
-  private static String ratios(Way connector, Way raw, Way jdbc) {
-    return ratio(connector, raw, "raw", "%.2fx") + " ; " + ratio(connector, jdbc, "jdbc", "%.1fx");
-  }
-
-  private static String ratio(Way connector, Way baseline, String label, String format) {
-    String text = connector.name() + " / " + label + " = ";
-    if (!connector.timings().measured() || !baseline.timings().measured()) {
-      return text + "n/a";
-    }
-    return text + String.format(Locale.ROOT, format, rate(connector) / rate(baseline));
-  }
-
-  private static double rate(Way way) {
-    return way.rows() / way.timings().median();
   }
 
   private static void expectRows(long actual, long expected) {
