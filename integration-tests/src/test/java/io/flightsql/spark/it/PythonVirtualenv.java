@@ -198,6 +198,8 @@ final class PythonVirtualenv {
    * connects to a socket of its JVM for each {@code collect()}, which the JVM closes after {@code
    * spark.python.authenticate.socketTimeout} (15 s by default) without a connection; on two cores
    * busy with several Spark processes the Python side took longer ({@code [CANNOT_OPEN_SOCKET]}).
+   * The driver's JVM compiles with C1 only, as the build's test JVMs do: a quarter less CPU for a
+   * cell of the version matrix.
    */
   private static synchronized Path sparkConfDir() {
     Path dir = TestPaths.buildDir().resolve("spark-conf");
@@ -205,7 +207,8 @@ final class PythonVirtualenv {
       Files.createDirectories(dir);
       Files.writeString(
           dir.resolve("spark-defaults.conf"),
-          "spark.python.authenticate.socketTimeout 300s\n",
+          "spark.python.authenticate.socketTimeout 300s\n"
+              + "spark.driver.defaultJavaOptions -XX:TieredStopAtLevel=1\n",
           StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("Writing " + dir, e);
