@@ -90,6 +90,8 @@ public final class PerformanceBenchmark {
     } finally {
       spark.stop();
     }
+    // Arrow's Derby example (part servers) leaves a pool of non-daemon threads running.
+    System.exit(0);
   }
 
   // ---- Interactive latency

@@ -97,6 +97,8 @@ public final class ServerLatencyBenchmark {
     } finally {
       spark.stop();
     }
+    // Arrow's Derby example leaves a pool of non-daemon threads running after it is closed.
+    System.exit(0);
   }
 
   /** Measures each server in turn, each started, loaded, measured and stopped on its own. */
