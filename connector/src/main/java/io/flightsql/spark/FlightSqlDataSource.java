@@ -83,7 +83,10 @@ public final class FlightSqlDataSource
               config,
               session.sessionHasDefaults(),
               () -> Dialects.resolve(config.dialect(), session.capabilities()).dialect());
-      arrowSchema = session.resultSchema(sql);
+      // The read that follows runs its partitions in this JVM where Spark runs locally: a query
+      // run here for its schema may then hand its stream over to it.
+      arrowSchema =
+          session.resultSchemaForRead(sql, SparkSession.active().sparkContext().isLocal());
     }
     StructType schema = ArrowToSpark.toSparkSchema(arrowSchema, config.typeOptions());
     inferredSchema = schema;

@@ -2,6 +2,7 @@ package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.PlannedEndpoint;
+import io.flightsql.spark.client.metadata.SchemaRuns;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.SessionState;
@@ -67,10 +68,27 @@ final class PlannedQuery {
   static PlannedQuery plan(FlightSqlReadConfig config, PushedQuery query, StructType schema) {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
       String sql = sql(config, query, session);
-      FlightInfo info =
-          session.plan(
-              sql, config.queryTimeout().orElse(null), SparkPlanningCancellation.current());
-      long plannedAt = System.currentTimeMillis();
+      String source = query.composed() ? sourceSql(config, session) : sql;
+      if (!source.equals(sql)) {
+        // What the schema inference ran for the source's SQL serves no read of other SQL.
+        session.discardSchemaRun(source);
+      }
+      Optional<SchemaRuns.Run> ran = session.takeSchemaRun(sql);
+      FlightInfo info;
+      long plannedAt;
+      SessionState state;
+      if (ran.isPresent()) {
+        LOG.debug("The read of {} reads the query its schema inference ran", config.displayName());
+        info = ran.get().info();
+        plannedAt = ran.get().ranAtMillis();
+        state = ran.get().state();
+      } else {
+        info =
+            session.plan(
+                sql, config.queryTimeout().orElse(null), SparkPlanningCancellation.current());
+        plannedAt = System.currentTimeMillis();
+        state = session.state();
+      }
       if (query.composed()) {
         checkSchema(info.getSchemaOptional(), sql, schema, config);
       }
@@ -88,8 +106,7 @@ final class PlannedQuery {
           endpoints.size(),
           info.getRecords() >= 0 ? ", " + info.getRecords() + " rows" : "",
           sql);
-      return new PlannedQuery(
-          sql, endpoints, session.state(), plannedAt, info.getRecords(), info.getBytes());
+      return new PlannedQuery(sql, endpoints, state, plannedAt, info.getRecords(), info.getBytes());
     }
   }
 
@@ -99,9 +116,11 @@ final class PlannedQuery {
    * not take them as its defaults.
    */
   static String sql(FlightSqlReadConfig config, PushedQuery query, FlightSqlSession session) {
-    if (query.composed()) {
-      return query.sql();
-    }
+    return query.composed() ? query.sql() : sourceSql(config, session);
+  }
+
+  /** The SQL of the read's source, as its schema inference sent it. */
+  private static String sourceSql(FlightSqlReadConfig config, FlightSqlSession session) {
     return SourceQuery.sql(
         config,
         session.sessionHasDefaults(),

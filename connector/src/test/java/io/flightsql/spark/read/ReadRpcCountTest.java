@@ -2,12 +2,14 @@ package io.flightsql.spark.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flightsql.spark.client.transport.KeptStreams;
 import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.SparkSessionExtension;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -101,7 +103,11 @@ class ReadRpcCountTest {
         .size();
   }
 
-  /** A server without GetSchema is asked for it once per JVM, not once per read. */
+  /**
+   * A server without GetSchema is asked for it once per JVM, not once per read; once its FlightInfo
+   * is seen to carry the schema (as Arrow's Derby example's does), a read takes the schema from the
+   * plan it then reads: a GetFlightInfo and its DoGets, no prepared statement.
+   */
   @Test
   void aCallTheServerLacksIsAskedOnce() throws Exception {
     CallRecorder recorder = new CallRecorder();
@@ -127,14 +133,104 @@ class ReadRpcCountTest {
                     .collectAsList())
             .hasSize(1);
         List<String> calls =
-            recorder.calls().stream().map(RecordedCall::method).collect(Collectors.toList());
+            recorder.calls().stream()
+                .map(RecordedCall::method)
+                .filter(m -> !m.startsWith("Handshake"))
+                .collect(Collectors.toList());
         if (first == null) {
           first = calls;
           assertThat(calls).contains("GetSchema");
         } else {
-          assertThat(calls).as("read %d", read).doesNotContain("GetSchema");
+          // A DoGet for each of the server's two endpoints.
+          assertThat(calls).as("read %d", read).containsExactly("GetFlightInfo", "DoGet", "DoGet");
         }
       }
+    }
+  }
+
+  /**
+   * A server that gives a query's schema only at the head of its stream (no GetSchema, no schema
+   * with a prepared statement or in FlightInfo, as arrow-go's SQLite example) runs a read's query
+   * once: the run that found the schema serves the read, its FlightInfo and its open stream. The
+   * first read learns what the server lacks; later ones cost a GetFlightInfo and a DoGet. (A query
+   * of several endpoints is planned again by its read: the run read one of its tickets.)
+   */
+  @Test
+  void aServerThatSendsTheSchemaWithTheDataRunsAReadOnce() throws Exception {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .lineitemRows(0)
+            .endpoints(1)
+            .without("GetSchema", "SchemaBeforeData")
+            .middleware(CallRecorder.KEY, recorder)
+            .actionObserver(recorder::actionStarted)
+            .start()) {
+      server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
+      List<List<String>> reads = new ArrayList<>();
+      for (int read = 0; read < 3; read++) {
+        recorder.clear();
+        assertThat(
+                spark
+                    .session()
+                    .read()
+                    .format("flightsql")
+                    .option("uri", server.uri())
+                    .option("query", "SELECT * FROM ten WHERE id < 10")
+                    .load()
+                    .collectAsList())
+            .hasSize(10);
+        reads.add(
+            recorder.calls().stream()
+                .map(RecordedCall::method)
+                .filter(m -> !m.startsWith("Handshake"))
+                .collect(Collectors.toList()));
+      }
+      System.out.println("Reads of a server that sends the schema with the data: " + reads);
+      assertThat(reads.get(0))
+          .as("the first read asks what the server lacks once")
+          .containsSubsequence(
+              "GetSchema", "DoAction:CreatePreparedStatement", "GetFlightInfo", "DoGet");
+      assertThat(reads.get(0)).containsOnlyOnce("DoGet");
+      assertThat(reads.get(1)).containsExactly("GetFlightInfo", "DoGet");
+      assertThat(reads.get(2)).containsExactly("GetFlightInfo", "DoGet");
+    }
+  }
+
+  /**
+   * A read that pushes something sends other SQL than its schema inference ran: that run is dropped
+   * and its stream closed, and the read plans its own query.
+   */
+  @Test
+  void aPushedReadOfSuchAServerPlansItsOwnQuery() throws Exception {
+    CallRecorder recorder = new CallRecorder();
+    try (DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .lineitemRows(0)
+            .endpoints(1)
+            .without("GetSchema", "SchemaBeforeData")
+            .middleware(CallRecorder.KEY, recorder)
+            .actionObserver(recorder::actionStarted)
+            .start()) {
+      server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
+      for (int read = 0; read < 2; read++) {
+        assertThat(
+                spark
+                    .session()
+                    .read()
+                    .format("flightsql")
+                    .option("uri", server.uri())
+                    .option("dbtable", "ten")
+                    .load()
+                    .filter("id >= 7")
+                    .collectAsList())
+            .hasSize(3);
+      }
+      assertThat(KeptStreams.discardUnclaimed())
+          .as("streams left for reads that sent other SQL")
+          .isZero();
     }
   }
 }

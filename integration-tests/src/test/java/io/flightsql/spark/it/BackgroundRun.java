@@ -1,5 +1,6 @@
 package io.flightsql.spark.it;
 
+import io.flightsql.spark.servers.ExternalCommand;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 

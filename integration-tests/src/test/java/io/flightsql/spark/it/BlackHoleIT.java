@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.GoSqliteServer;
+import io.flightsql.spark.servers.LoopbackProcess;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -324,7 +328,7 @@ class BlackHoleIT {
     LoopbackProcess sqlite =
         LoopbackProcess.start(
             "sqlite_flightsql_server (to be killed)",
-            GoSqliteServerExtension.binary(),
+            GoSqliteServer.binary(),
             log,
             3,
             Duration.ofSeconds(30));

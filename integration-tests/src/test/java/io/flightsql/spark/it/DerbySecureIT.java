@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.server.TestCertificates;
+import io.flightsql.spark.servers.DerbyExampleServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;

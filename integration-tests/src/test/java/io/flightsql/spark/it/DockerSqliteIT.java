@@ -1,5 +1,6 @@
 package io.flightsql.spark.it;
 
+import io.flightsql.spark.servers.GoSqliteServer;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.ImageFromDockerfile;
@@ -26,10 +27,10 @@ class DockerSqliteIT extends FlightSqlContractSuite {
                               .from("golang:1.26")
                               .env("CGO_ENABLED", "0")
                               .env("GOBIN", "/usr/local/bin")
-                              .run("go install " + GoSqliteServerExtension.PACKAGE)
+                              .run("go install " + GoSqliteServer.PACKAGE)
                               .expose(PORT)
                               .entryPoint(
-                                  GoSqliteServerExtension.BINARY,
+                                  GoSqliteServer.BINARY,
                                   "-host",
                                   "0.0.0.0",
                                   "-port",

@@ -3,6 +3,7 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.FreePorts;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;

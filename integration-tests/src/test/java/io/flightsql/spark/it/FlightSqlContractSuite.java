@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.servers.FreePorts;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;

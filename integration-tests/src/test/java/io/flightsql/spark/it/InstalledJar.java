@@ -2,6 +2,8 @@ package io.flightsql.spark.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

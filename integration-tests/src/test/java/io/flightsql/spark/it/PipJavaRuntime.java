@@ -2,6 +2,7 @@ package io.flightsql.spark.it;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

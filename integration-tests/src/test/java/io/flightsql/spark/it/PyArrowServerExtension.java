@@ -1,5 +1,10 @@
 package io.flightsql.spark.it;
 
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.LoopbackProcess;
+import io.flightsql.spark.servers.PythonVirtualenv;
+import io.flightsql.spark.servers.RequiredTool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

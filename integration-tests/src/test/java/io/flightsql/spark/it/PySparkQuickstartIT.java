@@ -3,6 +3,9 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -125,7 +128,9 @@ class PySparkQuickstartIT {
 
   private static PythonVirtualenv venv() throws Exception {
     return PythonVirtualenv.withWheel(
-        "wheel-pyspark-" + PySparkReleases.DEFAULT, QuickstartNotebookIT.REQUIREMENTS);
+        "wheel-pyspark-" + PySparkReleases.DEFAULT,
+        QuickstartNotebookIT.REQUIREMENTS,
+        TestPaths.wheel());
   }
 
   private static ExternalCommand.Result quickstart(String label, List<String> launcher)

@@ -3,6 +3,9 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +48,8 @@ class QuickstartNotebookIT {
   @Test
   void notebookRunsWithoutAnError() throws Exception {
     PythonVirtualenv venv =
-        PythonVirtualenv.withWheel("wheel-pyspark-" + PySparkReleases.DEFAULT, REQUIREMENTS);
+        PythonVirtualenv.withWheel(
+            "wheel-pyspark-" + PySparkReleases.DEFAULT, REQUIREMENTS, TestPaths.wheel());
     Path notebook = TestPaths.repoRoot().resolve("examples/python/quickstart.ipynb");
     Path executed = TestPaths.buildDir().resolve("quickstart-executed.ipynb");
     Files.deleteIfExists(executed);

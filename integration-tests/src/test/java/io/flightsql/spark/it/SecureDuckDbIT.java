@@ -8,6 +8,7 @@ import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import io.flightsql.spark.server.DuckDbFlightSqlServerBuilder;
 import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.server.TestCertificates;
+import io.flightsql.spark.servers.FreePorts;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -3,6 +3,9 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +48,9 @@ class SparkClusterIT {
   void etlJobRunsOnExecutorsAndWritesTheTable() throws Exception {
     PythonVirtualenv venv =
         PythonVirtualenv.withWheel(
-            "wheel-pyspark-" + PySparkReleases.DEFAULT, QuickstartNotebookIT.REQUIREMENTS);
+            "wheel-pyspark-" + PySparkReleases.DEFAULT,
+            QuickstartNotebookIT.REQUIREMENTS,
+            TestPaths.wheel());
     Path examples = TestPaths.repoRoot().resolve("examples/python");
     Path dir = TestPaths.buildDir().resolve("spark-cluster");
     Path work = dir.resolve("work");

@@ -3,6 +3,10 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.LoopbackProcess;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -105,7 +109,7 @@ class SparkConnectIT {
   private static ExternalCommand.Result localClient() throws Exception {
     PythonVirtualenv venv =
         PythonVirtualenv.withWheel(
-            "connect-pyspark-" + PySparkReleases.NEWEST, CONNECT_REQUIREMENTS);
+            "connect-pyspark-" + PySparkReleases.NEWEST, CONNECT_REQUIREMENTS, TestPaths.wheel());
     return ExternalCommand.run(
         "connect-local",
         List.of(
@@ -125,7 +129,7 @@ class SparkConnectIT {
   private static ExternalCommand.Result remoteClient() throws Exception {
     PythonVirtualenv serverVenv =
         PythonVirtualenv.withWheel(
-            "connect-pyspark-" + PySparkReleases.NEWEST, CONNECT_REQUIREMENTS);
+            "connect-pyspark-" + PySparkReleases.NEWEST, CONNECT_REQUIREMENTS, TestPaths.wheel());
     PythonVirtualenv clientVenv =
         PythonVirtualenv.of(
             "pyspark-client-" + PySparkReleases.CONNECT_CLIENT,

@@ -1,5 +1,6 @@
 package io.flightsql.spark.it;
 
+import io.flightsql.spark.servers.FreePorts;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;

@@ -3,6 +3,9 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

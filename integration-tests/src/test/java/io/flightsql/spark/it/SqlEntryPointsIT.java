@@ -3,6 +3,10 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.LoopbackProcess;
+import io.flightsql.spark.servers.PythonVirtualenv;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

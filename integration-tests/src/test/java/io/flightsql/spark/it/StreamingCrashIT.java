@@ -3,6 +3,7 @@ package io.flightsql.spark.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.FreePorts;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

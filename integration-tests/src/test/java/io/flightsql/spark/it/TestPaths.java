@@ -1,5 +1,6 @@
 package io.flightsql.spark.it;
 
+import io.flightsql.spark.servers.ServerPaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -52,14 +53,7 @@ final class TestPaths {
 
   /** Deletes {@code dir} and everything under it, if it exists. */
   static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
+    ServerPaths.deleteTree(dir);
   }
 
   /**
@@ -94,16 +88,8 @@ final class TestPaths {
     return wheels.get(0);
   }
 
-  /**
-   * A per-user cache for what the tests download or build once: Go binaries, a virtualenv. It is
-   * {@code $HOME/.cache/spark-flightsql}; the JVM's {@code user.home} comes from the password
-   * database instead, which ignores a HOME set for the build.
-   */
+  /** The per-user cache of what the tests download or build once ({@link ServerPaths}). */
   static Path userCache() {
-    String home = System.getenv("HOME");
-    if (home == null || home.isBlank()) {
-      home = System.getProperty("user.home");
-    }
-    return Paths.get(home, ".cache", "spark-flightsql");
+    return ServerPaths.userCache();
   }
 }

@@ -1,5 +1,10 @@
 package io.flightsql.spark.it;
 
+import io.flightsql.spark.servers.ExternalCommand;
+import io.flightsql.spark.servers.FreePorts;
+import io.flightsql.spark.servers.GoInstall;
+import io.flightsql.spark.servers.LoopbackProcess;
+import io.flightsql.spark.servers.RequiredTool;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

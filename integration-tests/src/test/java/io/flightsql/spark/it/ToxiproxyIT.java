@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.server.CallRecorder;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
+import io.flightsql.spark.servers.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

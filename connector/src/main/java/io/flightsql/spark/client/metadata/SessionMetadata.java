@@ -4,7 +4,9 @@ import io.flightsql.spark.client.transport.EndpointStreams;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
+import io.flightsql.spark.client.transport.KeptStreams;
 import io.flightsql.spark.client.transport.SessionClients;
+import io.flightsql.spark.client.transport.StreamSchemas;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,6 +33,21 @@ import org.slf4j.LoggerFactory;
 public final class SessionMetadata {
   private static final Logger LOG = LoggerFactory.getLogger(SessionMetadata.class);
 
+  private static final String GET_SCHEMA = "GetSchema";
+  private static final String PREPARE = "CreatePreparedStatement";
+
+  /**
+   * The fact, kept in {@link ServerFacts} like an unimplemented call, that the server's prepared
+   * statements come without a dataset schema.
+   */
+  static final String PREPARED_SCHEMA = "CreatePreparedStatement.dataset_schema";
+
+  /**
+   * The fact, kept in {@link ServerFacts} like a call the server answers, that its FlightInfo
+   * carries the query's schema.
+   */
+  static final String PLAN_SCHEMA = "FlightInfo.schema";
+
   private final FlightUri server;
   private final SessionClients clients;
   private final EndpointStreams streams;
@@ -41,37 +58,83 @@ public final class SessionMetadata {
     this.streams = streams;
   }
 
-  /** See {@code FlightSqlSession.resultSchema(String)}. */
-  public Schema resultSchema(String query) {
+  /** See {@code FlightSqlSession.resultSchema(String, SchemaRuns.Keep)}. */
+  public Schema resultSchema(String query, SchemaRuns.Keep keep) {
+    ServerFacts facts = ServerFacts.of(clients.settings());
     FlightInfo[] executed = new FlightInfo[1];
+    List<String> gaveNothing = new ArrayList<>();
+    SchemaResolver.Source prepared =
+        SchemaResolver.Source.of(
+            PREPARE,
+            () ->
+                facts.lacks(PREPARED_SCHEMA)
+                    ? Optional.empty()
+                    : unlessLacking(PREPARE, gaveNothing, () -> preparedSchema(query, facts)));
+    SchemaResolver.Source planned =
+        SchemaResolver.Source.of(
+            "GetFlightInfo",
+            () -> {
+              if (executed[0] == null) {
+                executed[0] = clients.forServer().execute(query);
+              }
+              Optional<Schema> schema = executed[0].getSchemaOptional();
+              if (keep != SchemaRuns.Keep.NOTHING && hasFields(schema)) {
+                SchemaRuns.keep(
+                    clients.settings(),
+                    query,
+                    new SchemaRuns.Run(
+                        executed[0], clients.state(), System.currentTimeMillis(), false));
+              }
+              return schema;
+            });
+    // A server without GetSchema whose FlightInfo is known to carry the schema gives it for a read
+    // with one call, whose plan the read then takes (SchemaRuns), where a prepared statement costs
+    // two calls (create and close) before the read plans the query anyway.
+    boolean planFirst =
+        keep != SchemaRuns.Keep.NOTHING && facts.lacks(GET_SCHEMA) && facts.answers(PLAN_SCHEMA);
     List<SchemaResolver.Source> sources =
         Arrays.asList(
             SchemaResolver.Source.of(
-                "GetSchema",
+                GET_SCHEMA,
                 () ->
                     unlessLacking(
-                        "GetSchema",
+                        GET_SCHEMA,
+                        gaveNothing,
                         () ->
                             Optional.of(clients.forServer().getExecuteSchema(query).getSchema()))),
-            SchemaResolver.Source.of(
-                "CreatePreparedStatement",
-                () -> unlessLacking("CreatePreparedStatement", () -> preparedSchema(query))),
-            SchemaResolver.Source.of(
-                "GetFlightInfo",
-                () -> {
-                  executed[0] = clients.forServer().execute(query);
-                  return executed[0].getSchemaOptional();
-                }),
-            SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query)));
-    return SchemaResolver.resolve(sources, server);
+            planFirst ? planned : prepared,
+            planFirst ? prepared : planned,
+            SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query, keep)));
+    Schema schema = SchemaResolver.resolve(sources, server);
+    // A call that failed where a later one answered failed for want of the call, not because of
+    // the query: not asked again.
+    for (String rpc : gaveNothing) {
+      facts.noteLacking(rpc);
+      LOG.info("{} gave no schema with {}; not asked again for a while", server, rpc);
+    }
+    return schema;
+  }
+
+  /** Remembers that the server's FlightInfo carries the query's schema. */
+  public void notePlanSchema() {
+    ServerFacts facts = ServerFacts.of(clients.settings());
+    if (!facts.answers(PLAN_SCHEMA)) {
+      facts.noteAnswering(PLAN_SCHEMA);
+    }
+  }
+
+  private static boolean hasFields(Optional<Schema> schema) {
+    return schema.isPresent() && !schema.get().getFields().isEmpty();
   }
 
   /**
-   * {@code call}'s schema, or none without asking where the server answered {@code rpc} with
-   * UNIMPLEMENTED before in this JVM; an UNIMPLEMENTED answer now is remembered, so that each
-   * server costs one such miss.
+   * {@code call}'s schema, or none without asking where the server gave none with {@code rpc}
+   * before in this JVM; an UNIMPLEMENTED answer now is remembered at once, any other failure noted
+   * in {@code failed}, remembered if a later call finds the schema: each server costs one such
+   * miss.
    */
-  private Optional<Schema> unlessLacking(String rpc, Supplier<Optional<Schema>> call) {
+  private Optional<Schema> unlessLacking(
+      String rpc, List<String> failed, Supplier<Optional<Schema>> call) {
     if (ServerFacts.of(clients.settings()).lacks(rpc)) {
       return Optional.empty();
     }
@@ -81,23 +144,59 @@ public final class SessionMetadata {
       if (FlightErrors.isUnimplemented(e)) {
         ServerFacts.of(clients.settings()).noteLacking(rpc);
         LOG.info("{} does not implement {}; not asked again for a while", server, rpc);
+      } else {
+        failed.add(rpc);
       }
       throw e;
     }
   }
 
-  private Optional<Schema> preparedSchema(String query) {
+  /**
+   * The dataset schema of the prepared query; a server that gives none is remembered ({@link
+   * #PREPARED_SCHEMA}), and its queries are not prepared for their schema again.
+   */
+  private Optional<Schema> preparedSchema(String query, ServerFacts facts) {
+    Optional<Schema> schema;
     try (FlightSqlClient.PreparedStatement statement = clients.forServer().prepare(query)) {
-      return Optional.ofNullable(statement.getResultSetSchema());
+      schema = Optional.ofNullable(statement.getResultSetSchema());
     }
+    if (!hasFields(schema)) {
+      facts.noteLacking(PREPARED_SCHEMA);
+      LOG.info(
+          "{} gives no schema with its prepared statements; not asked again for a while", server);
+    }
+    return schema;
   }
 
-  private Optional<Schema> firstStreamSchema(FlightInfo knownInfo, String query) {
+  /**
+   * The schema at the head of the first endpoint's stream. Where {@code keep} allows, a query of
+   * one endpoint keeps its FlightInfo and the open stream for the read that follows ({@link
+   * SchemaRuns}): its one ticket is read once.
+   */
+  private Optional<Schema> firstStreamSchema(
+      FlightInfo knownInfo, String query, SchemaRuns.Keep keep) {
     FlightInfo info = knownInfo != null ? knownInfo : clients.forServer().execute(query);
     if (info.getEndpoints().isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(streams.schema(info.getEndpoints().get(0)));
+    FlightEndpoint first = info.getEndpoints().get(0);
+    if (keep != SchemaRuns.Keep.PLAN_AND_STREAM || info.getEndpoints().size() != 1) {
+      return Optional.of(streams.schema(first));
+    }
+    KeptStreams.Kept kept = streams.openToKeep(first);
+    Schema schema;
+    try {
+      schema = StreamSchemas.schema(kept.stream());
+    } catch (RuntimeException | Error e) {
+      kept.close();
+      throw e;
+    }
+    KeptStreams.keep(clients.settings(), first.getTicket(), kept);
+    SchemaRuns.keep(
+        clients.settings(),
+        query,
+        new SchemaRuns.Run(info, clients.state(), System.currentTimeMillis(), true));
+    return Optional.of(schema);
   }
 
   /**
@@ -206,7 +305,8 @@ public final class SessionMetadata {
    */
   public Optional<ServerTable> probeTable(TableRef table, String probeSql) {
     try {
-      return Optional.of(new ServerTable(table, "TABLE", resultSchema(probeSql)));
+      return Optional.of(
+          new ServerTable(table, "TABLE", resultSchema(probeSql, SchemaRuns.Keep.NOTHING)));
     } catch (FlightSqlConnectorException e) {
       if (FlightErrors.isAboutTheCall(e)) {
         throw e;

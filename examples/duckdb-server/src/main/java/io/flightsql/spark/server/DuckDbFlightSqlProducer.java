@@ -143,6 +143,7 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
             locations,
             longQueries,
             withoutCommands.contains("TicketReuse"),
+            !withoutCommands.contains("SchemaBeforeData"),
             computed,
             batchRows);
     this.polls = new PollCommands(queries, longQueries);
@@ -150,7 +151,13 @@ final class DuckDbFlightSqlProducer extends UnsupportedCommands {
     this.updates = new UpdateCommands(runner, sink);
     this.prepared =
         new PreparedStatementCommands(
-            runner, queries, transactions, streamer, preparedStatements, sink);
+            runner,
+            queries,
+            transactions,
+            streamer,
+            preparedStatements,
+            sink,
+            !withoutCommands.contains("SchemaBeforeData"));
     this.transactionCommands = new TransactionCommands(runner, transactions);
     this.sessions = new SessionCommands(runner, database);
     this.metadata =

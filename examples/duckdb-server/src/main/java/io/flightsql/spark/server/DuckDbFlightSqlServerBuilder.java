@@ -386,7 +386,8 @@ public final class DuckDbFlightSqlServerBuilder {
           "TicketReuse",
           "RowStorage",
           "QueryPerEndpoint",
-          "Transactions");
+          "Transactions",
+          "SchemaBeforeData");
 
   /**
    * Takes these features away, as servers without them do: the metadata commands {@code
@@ -394,8 +395,10 @@ public final class DuckDbFlightSqlServerBuilder {
    * (of a statement) then answer UNIMPLEMENTED (Sail has none of them, Deephaven no GetSqlInfo);
    * without {@code TicketReuse}, each statement ticket can be read once, and a second DoGet of it
    * answers NOT_FOUND (as on Sail and Deephaven); without {@code Transactions}, GetSqlInfo reports
-   * none and BeginTransaction answers UNIMPLEMENTED (as on Arrow's Derby example). Two more make
-   * the server a cheaper partner for benchmarks of clients:
+   * none and BeginTransaction answers UNIMPLEMENTED (as on Arrow's Derby example); without {@code
+   * SchemaBeforeData}, a statement's FlightInfo and a prepared query carry no schema, which only
+   * the head of the data stream then gives (as on arrow-go's SQLite example, with GetSchema taken
+   * away too). Two more make the server a cheaper partner for benchmarks of clients:
    *
    * <ul>
    *   <li>without {@code RowStorage}, the rows of bulk ingests and of prepared {@code INSERT}s are

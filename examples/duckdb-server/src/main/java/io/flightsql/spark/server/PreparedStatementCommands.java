@@ -61,14 +61,19 @@ final class PreparedStatementCommands {
   private final DuckDbPreparedStatements preparedStatements;
   private final WriteSink sink;
 
+  /** Whether a prepared query carries its result's schema (not without SchemaBeforeData). */
+  private final boolean schemaBeforeData;
+
   PreparedStatementCommands(
       CallRunner runner,
       QueryCommands queries,
       DuckDbTransactions transactions,
       SliceStreamer streamer,
       DuckDbPreparedStatements preparedStatements,
-      WriteSink sink) {
+      WriteSink sink,
+      boolean schemaBeforeData) {
     this.sink = sink;
+    this.schemaBeforeData = schemaBeforeData;
     this.runner = runner;
     this.queries = queries;
     this.transactions = transactions;
@@ -130,9 +135,10 @@ final class PreparedStatementCommands {
         DuckDbDatabase.arrowSchemaOfTypes(
             connection, parameterNames, parameterTypes, runner.allocator());
     ByteString datasetSchema = ByteString.EMPTY;
-    if (query && parameterTypes.isEmpty()) {
+    // Without SchemaBeforeData, the schema comes with the data only.
+    if (schemaBeforeData && query && parameterTypes.isEmpty()) {
       datasetSchema = serialized(queryDatasetSchema(connection, sql));
-    } else if (query) {
+    } else if (schemaBeforeData && query) {
       // Parameters are not bound yet: the result's columns as DuckDB types them for now.
       datasetSchema =
           serialized(

@@ -89,6 +89,9 @@ final class QueryCommands {
     return taken[0];
   }
 
+  /** Whether FlightInfo carries the result's schema (not without SchemaBeforeData). */
+  private final boolean schemaBeforeData;
+
   QueryCommands(
       CallRunner runner,
       DuckDbTransactions transactions,
@@ -97,9 +100,11 @@ final class QueryCommands {
       List<Location> locations,
       LongQuerySettings longQueries,
       boolean singleUseTickets,
+      boolean schemaBeforeData,
       ComputedResults computed,
       int batchRows) {
     this.singleUseTickets = singleUseTickets;
+    this.schemaBeforeData = schemaBeforeData;
     this.computed = computed;
     this.batchRows = batchRows;
     this.runner = runner;
@@ -108,6 +113,11 @@ final class QueryCommands {
     this.endpoints = endpoints;
     this.locations = List.copyOf(locations);
     this.longQueries = longQueries;
+  }
+
+  /** The schema a FlightInfo announces: the result's, or none without SchemaBeforeData. */
+  private Schema announced(Schema schema) {
+    return schemaBeforeData ? schema : new Schema(List.of());
   }
 
   /** Who asked for a query: the session (its digest and defaults) and the peer, for the log. */
@@ -184,7 +194,13 @@ final class QueryCommands {
                 slices.add(new FlightEndpoint(ticket(handle), locationArray()));
               }
               return new FlightInfo(
-                  result.schema(), descriptor, slices, -1, result.rows(), true, IpcOption.DEFAULT);
+                  announced(result.schema()),
+                  descriptor,
+                  slices,
+                  -1,
+                  result.rows(),
+                  true,
+                  IpcOption.DEFAULT);
             }
           }
           Schema schema = runner.schema(connection, sql);
@@ -211,7 +227,8 @@ final class QueryCommands {
               rows,
               count,
               QuerySql.abbreviate(sql, 500));
-          return new FlightInfo(schema, descriptor, slices, -1, rows, true, IpcOption.DEFAULT);
+          return new FlightInfo(
+              announced(schema), descriptor, slices, -1, rows, true, IpcOption.DEFAULT);
         });
   }
 

@@ -18,7 +18,8 @@ import java.util.Set;
  * @param scaleEndpoints the endpoint counts of the scaling table, smallest first
  * @param columnRows rows of the reads that vary the number of columns
  * @param scaleColumns the column counts of the scaling table, smallest first
- * @param parts the parts to run, of latency, scan, write, scale and starjoin (all by default)
+ * @param parts the parts to run, of latency, scan, write, scale, starjoin and servers (latency on
+ *     every server of the matrix; all by default)
  * @param starRows rows of lineitem in the star joins
  */
 record PerformanceArgs(
@@ -34,11 +35,12 @@ record PerformanceArgs(
     Set<String> parts,
     long starRows) {
 
-  static final Set<String> ALL_PARTS = Set.of("latency", "scan", "write", "scale", "starjoin");
+  static final Set<String> ALL_PARTS =
+      Set.of("latency", "scan", "write", "scale", "starjoin", "servers");
 
   static final String USAGE =
       "Usage: PerformanceBenchmark [--quick] [--iterations N (3)] [--runs N (20)]"
-          + " [--parts latency,scan,write,scale,starjoin (all)]";
+          + " [--parts latency,scan,write,scale,starjoin,servers (all)]";
 
   static PerformanceArgs parse(String[] args) {
     boolean quick = false;

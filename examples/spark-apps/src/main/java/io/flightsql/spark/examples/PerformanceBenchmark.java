@@ -83,10 +83,15 @@ public final class PerformanceBenchmark {
       if (args.parts().contains("starjoin")) {
         benchmark.starJoins();
       }
+      if (args.parts().contains("servers")) {
+        benchmark.latencyPerServer();
+      }
       benchmark.print(ReadBenchmark.seconds(start));
     } finally {
       spark.stop();
     }
+    // Arrow's Derby example (part servers) leaves a pool of non-daemon threads running.
+    System.exit(0);
   }
 
   // ---- Interactive latency
@@ -557,5 +562,41 @@ public final class PerformanceBenchmark {
   /** A peak in record batches of {@code batch} bytes. */
   private static String batches(long peak, long batch) {
     return String.format(Locale.ROOT, "%.1f batches", (double) peak / batch);
+  }
+
+  // ---- Interactive latency on every server of the matrix (ServerLatencyBenchmark)
+
+  private void latencyPerServer() throws Exception {
+    for (ServerLatencyBenchmark.Line line :
+        ServerLatencyBenchmark.measure(spark, LatencyServers.ALL, args.runs(), true)) {
+      String what = line.server() + ": 10-row query, median of " + args.runs() + ", collect()";
+      if (line.jdbcFailure() == null) {
+        add(
+            "latency per server",
+            what,
+            ms(line.connectorMedian()),
+            "jdbc " + ms(line.jdbcMedian()),
+            ratio(line.ratio()),
+            ServerLatencyBenchmark.GOAL);
+      } else {
+        add(
+            "latency per server",
+            what,
+            ms(line.connectorMedian()),
+            "jdbc cannot read: " + line.jdbcFailure().replace('|', '/'),
+            "",
+            ServerLatencyBenchmark.GOAL);
+      }
+      add(
+          "latency per server",
+          line.server() + ": first read of a fresh JVM after Spark's first job (then the second)",
+          ms(line.connectorFresh().firstRead())
+              + " ("
+              + ms(line.connectorFresh().secondRead())
+              + ")",
+          "Spark's first job " + ms(line.connectorFresh().sparkFirstJob()),
+          "",
+          "report");
+    }
   }
 }

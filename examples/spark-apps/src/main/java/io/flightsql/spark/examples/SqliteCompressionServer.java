@@ -1,5 +1,6 @@
 package io.flightsql.spark.examples;
 
+import io.flightsql.spark.servers.GoSqliteServer;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;

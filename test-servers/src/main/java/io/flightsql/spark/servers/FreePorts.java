@@ -1,4 +1,4 @@
-package io.flightsql.spark.it;
+package io.flightsql.spark.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,8 +8,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 
 /** Ports on 127.0.0.1 for servers that must be told their port before they start. */
-final class FreePorts {
-  static final String LOOPBACK = "127.0.0.1";
+public final class FreePorts {
+  public static final String LOOPBACK = "127.0.0.1";
 
   private FreePorts() {}
 
@@ -17,7 +17,7 @@ final class FreePorts {
    * A port that nothing listens on right now. Another process may take it before the caller binds
    * it, so callers that can retry on a bind failure should.
    */
-  static int pick() {
+  public static int pick() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();
@@ -27,7 +27,7 @@ final class FreePorts {
   }
 
   /** Whether something accepts TCP connections on the port. */
-  static boolean accepts(int port) {
+  public static boolean accepts(int port) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(LOOPBACK, port), 200);
       return true;

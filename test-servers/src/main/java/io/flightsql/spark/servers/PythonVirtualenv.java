@@ -1,6 +1,4 @@
-package io.flightsql.spark.it;
-
-import static org.junit.jupiter.api.Assertions.fail;
+package io.flightsql.spark.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.opentest4j.AssertionFailedError;
 
 /**
  * A Python virtualenv that the integration tests need, such as one with PySpark 3.5.9 for {@code
@@ -27,7 +26,7 @@ import java.util.concurrent.ConcurrentMap;
  * <p>Without {@code python3} the test that asks is skipped, except in CI, where it fails ({@link
  * RequiredTool}).
  */
-final class PythonVirtualenv {
+public final class PythonVirtualenv {
   /** Lists the packages installed, one a line; a virtualenv without it is made again. */
   private static final String MARKER = "spark-flightsql-requirements.txt";
 
@@ -43,7 +42,7 @@ final class PythonVirtualenv {
   }
 
   /** A virtualenv with PySpark of this exact version and nothing else. */
-  static PythonVirtualenv pyspark(String version) throws IOException, InterruptedException {
+  public static PythonVirtualenv pyspark(String version) throws IOException, InterruptedException {
     return of("pyspark-" + version, List.of("pyspark==" + version));
   }
 
@@ -52,9 +51,9 @@ final class PythonVirtualenv {
    * such as {@code pandas==2.3.3}): reused when it was made with the same list, made now otherwise.
    * Virtualenvs of different names may be made at the same time.
    */
-  static PythonVirtualenv of(String name, List<String> requirements)
+  public static PythonVirtualenv of(String name, List<String> requirements)
       throws IOException, InterruptedException {
-    return at(TestPaths.userCache().resolve(name), requirements);
+    return at(ServerPaths.userCache().resolve(name), requirements);
   }
 
   /**
@@ -63,13 +62,13 @@ final class PythonVirtualenv {
    * install their own wheel), made again after {@code mvn clean} or when the requirements change;
    * the wheel is installed into it once per test JVM, in place of the one before.
    */
-  static PythonVirtualenv withWheel(String name, List<String> requirements)
+  public static PythonVirtualenv withWheel(String name, List<String> requirements, Path wheel)
       throws IOException, InterruptedException {
-    Path home = TestPaths.buildDir().resolve(name);
+    Path home = ServerPaths.buildDir().resolve(name);
     synchronized (LOCKS.computeIfAbsent(home, key -> new Object())) {
       PythonVirtualenv venv = makeOrReuse(home, requirements);
       if (WHEEL_INSTALLED.add(home)) {
-        venv.installWheel(TestPaths.wheel());
+        venv.installWheel(wheel);
       }
       return venv;
     }
@@ -97,7 +96,7 @@ final class PythonVirtualenv {
     Path python =
         RequiredTool.PYTHON3.require("creates the PySpark virtualenvs of the tests in " + home);
     Files.createDirectories(home.getParent());
-    Path logs = TestPaths.buildDir().resolve("venv");
+    Path logs = ServerPaths.buildDir().resolve("venv");
     ExternalCommand.Result create =
         ExternalCommand.run(
             "venv " + name,
@@ -106,7 +105,7 @@ final class PythonVirtualenv {
             logs.resolve(name + "-create.log"),
             Duration.ofMinutes(2));
     if (create.exitCode() != 0) {
-      fail("python3 -m venv " + home + " failed:\n" + create.tail(30));
+      throw new AssertionFailedError("python3 -m venv " + home + " failed:\n" + create.tail(30));
     }
     System.out.println("Installing " + requirements + " into " + home + " (once)");
     List<String> install = new ArrayList<>();
@@ -126,16 +125,17 @@ final class PythonVirtualenv {
             logs.resolve(name + "-install.log"),
             Duration.ofMinutes(20));
     if (installed.exitCode() != 0) {
-      fail("pip install " + requirements + " into " + home + " failed:\n" + installed.tail(30));
+      throw new AssertionFailedError(
+          "pip install " + requirements + " into " + home + " failed:\n" + installed.tail(30));
     }
     Files.writeString(marker, wanted, StandardCharsets.UTF_8);
     return venv;
   }
 
   /**
-   * Installs the spark-flightsql wheel ({@link TestPaths#wheel()}) as a user does, with pip, in
-   * place of the one installed before; its requirements (none but PySpark, which the virtualenv
-   * has) are not touched.
+   * Installs the spark-flightsql wheel ({@code wheel}) as a user does, with pip, in place of the
+   * one installed before; its requirements (none but PySpark, which the virtualenv has) are not
+   * touched.
    */
   private void installWheel(Path wheel) throws IOException, InterruptedException {
     String name = home.getFileName().toString();
@@ -152,28 +152,29 @@ final class PythonVirtualenv {
                 "--force-reinstall",
                 wheel.toString()),
             Map.of(),
-            TestPaths.buildDir().resolve("venv").resolve(name + "-wheel.log"),
+            ServerPaths.buildDir().resolve("venv").resolve(name + "-wheel.log"),
             Duration.ofMinutes(2));
     if (installed.exitCode() != 0) {
-      fail("pip install " + wheel + " into " + home + " failed:\n" + installed.tail(30));
+      throw new AssertionFailedError(
+          "pip install " + wheel + " into " + home + " failed:\n" + installed.tail(30));
     }
   }
 
   /** pip's download and wheel cache, shared by every virtualenv of the tests. */
-  static Path pipCache() {
-    return TestPaths.userCache().resolve("pip");
+  public static Path pipCache() {
+    return ServerPaths.userCache().resolve("pip");
   }
 
-  Path home() {
+  public Path home() {
     return home;
   }
 
-  Path python() {
+  public Path python() {
     return bin("python");
   }
 
   /** A program of the virtualenv, such as {@code spark-submit} or {@code spark-class}. */
-  Path bin(String program) {
+  public Path bin(String program) {
     return home.resolve("bin").resolve(program);
   }
 
@@ -181,7 +182,7 @@ final class PythonVirtualenv {
    * The environment for PySpark's programs from this virtualenv: this JVM's Java, the virtualenv's
    * Python for the driver and the workers, and Spark bound to the loopback interface.
    */
-  Map<String, String> sparkEnvironment() {
+  public Map<String, String> sparkEnvironment() {
     Map<String, String> environment = new LinkedHashMap<>();
     environment.put("JAVA_HOME", System.getProperty("java.home"));
     environment.put("PYSPARK_PYTHON", python().toString());

@@ -1,4 +1,4 @@
-package io.flightsql.spark.it;
+package io.flightsql.spark.servers;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,10 @@ import org.apache.arrow.memory.RootAllocator;
  * {@code Basic} header is answered with a bearer token for later calls) and TLS; {@link #start}
  * starts the example without either, as Arrow ships it.
  */
-final class DerbyExampleServer implements AutoCloseable {
+// close() waits for the server to stop, and may be interrupted: callers' try-with-resources are
+// expected to pass the InterruptedException on.
+@SuppressWarnings("try")
+public final class DerbyExampleServer implements AutoCloseable {
   private static final int START_ATTEMPTS = 3;
 
   private final String dbName;
@@ -55,12 +58,12 @@ final class DerbyExampleServer implements AutoCloseable {
   }
 
   /** Starts the example on a free port, without authentication or TLS. */
-  static DerbyExampleServer start(String dbName) throws Exception {
+  public static DerbyExampleServer start(String dbName) throws Exception {
     return builder(dbName).start();
   }
 
   /** A launcher of the example with its database at {@code target/<dbName>}. */
-  static Builder builder(String dbName) {
+  public static Builder builder(String dbName) {
     return new Builder(dbName);
   }
 
@@ -72,17 +75,17 @@ final class DerbyExampleServer implements AutoCloseable {
   private static DerbyExampleServer start(Builder options) throws Exception {
     String dbName = options.dbName;
     Path workingTarget = Paths.get("target").toAbsolutePath().normalize();
-    if (!workingTarget.equals(TestPaths.buildDir())) {
+    if (!workingTarget.equals(ServerPaths.buildDir())) {
       throw new IllegalStateException(
           "FlightSqlExample writes its database to ./target/"
               + dbName
               + ", which is not this module's build directory "
-              + TestPaths.buildDir()
+              + ServerPaths.buildDir()
               + "; run the tests from the integration-tests directory (Maven does)");
     }
     if (System.getProperty("derby.stream.error.file") == null) {
       System.setProperty(
-          "derby.stream.error.file", TestPaths.buildDir().resolve("derby.log").toString());
+          "derby.stream.error.file", ServerPaths.buildDir().resolve("derby.log").toString());
     }
     IOException lastBindFailure = null;
     for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
@@ -119,7 +122,7 @@ final class DerbyExampleServer implements AutoCloseable {
   }
 
   /** {@code grpc://127.0.0.1:<port>}, or {@code grpc+tls://127.0.0.1:<port>} with TLS. */
-  String uri() {
+  public String uri() {
     return location.getUri().toString().replaceFirst("^grpc\\+tcp://", "grpc://");
   }
 
@@ -194,7 +197,7 @@ final class DerbyExampleServer implements AutoCloseable {
   }
 
   /** How to start the example: the database name, and optionally authentication and TLS. */
-  static final class Builder {
+  public static final class Builder {
     private final String dbName;
     private String username;
     private String password;
@@ -206,20 +209,20 @@ final class DerbyExampleServer implements AutoCloseable {
     }
 
     /** Flight basic authentication with this user name and password; bearer tokens after. */
-    Builder basicAuth(String username, String password) {
+    public Builder basicAuth(String username, String password) {
       this.username = username;
       this.password = password;
       return this;
     }
 
     /** TLS with this certificate chain and PKCS#8 private key (PEM files). */
-    Builder tls(Path certificateChain, Path privateKey) {
+    public Builder tls(Path certificateChain, Path privateKey) {
       this.certificateChain = certificateChain;
       this.privateKey = privateKey;
       return this;
     }
 
-    DerbyExampleServer start() throws Exception {
+    public DerbyExampleServer start() throws Exception {
       return DerbyExampleServer.start(this);
     }
   }

@@ -1,4 +1,4 @@
-package io.flightsql.spark.it;
+package io.flightsql.spark.servers;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,7 +11,7 @@ import java.util.Map;
  * A Go program the tests run, built once with {@code go install} into the user cache and reused by
  * later runs, as the arrow-go SQLite server and Toxiproxy are.
  */
-final class GoInstall {
+public final class GoInstall {
   private static final Duration TIMEOUT = Duration.ofMinutes(10);
 
   private GoInstall() {}
@@ -23,7 +23,7 @@ final class GoInstall {
    * @param logName the file under the build directory that keeps the build's output
    * @param firstTime how long the first build takes, for the line printed before it
    */
-  static Path cachedOrBuilt(
+  public static Path cachedOrBuilt(
       String goPackage, Path cached, String purpose, String logName, String firstTime)
       throws IOException, InterruptedException {
     if (Files.isExecutable(cached)) {
@@ -38,7 +38,7 @@ final class GoInstall {
             "go install",
             List.of(go.toString(), "install", "-v", goPackage),
             Map.of("GOBIN", gobin.toString()),
-            TestPaths.buildDir().resolve(logName),
+            ServerPaths.buildDir().resolve(logName),
             TIMEOUT);
     if (install.exitCode() != 0 || !Files.isExecutable(cached)) {
       throw new IllegalStateException(

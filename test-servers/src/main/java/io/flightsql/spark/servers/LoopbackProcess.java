@@ -1,4 +1,4 @@
-package io.flightsql.spark.it;
+package io.flightsql.spark.servers;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,13 +15,13 @@ import java.util.function.IntFunction;
  * started once its port accepts connections. A program that exits while starting (another process
  * took the port between picking and binding) is tried again on another port.
  */
-record LoopbackProcess(Process process, int port) {
+public record LoopbackProcess(Process process, int port) {
 
   /**
    * Starts {@code binary}, trying up to {@code attempts} free ports, each for up to {@code wait}.
    */
-  static LoopbackProcess start(String name, Path binary, Path log, int attempts, Duration wait)
-      throws Exception {
+  public static LoopbackProcess start(
+      String name, Path binary, Path log, int attempts, Duration wait) throws Exception {
     return start(
         name,
         port ->
@@ -35,7 +35,7 @@ record LoopbackProcess(Process process, int port) {
    * Starts the program {@code command} gives for a port, trying up to {@code attempts} free ports,
    * each for up to {@code wait}.
    */
-  static LoopbackProcess start(
+  public static LoopbackProcess start(
       String name, IntFunction<List<String>> command, Path log, int attempts, Duration wait)
       throws Exception {
     return start(name, command, log, attempts, wait, Map.of());
@@ -44,7 +44,7 @@ record LoopbackProcess(Process process, int port) {
   /**
    * As {@link #start(String, IntFunction, Path, int, Duration)}, with these environment variables.
    */
-  static LoopbackProcess start(
+  public static LoopbackProcess start(
       String name,
       IntFunction<List<String>> command,
       Path log,

@@ -1,4 +1,4 @@
-package io.flightsql.spark.it;
+package io.flightsql.spark.servers;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * install}, a {@code pip install}) show progress. A program that outlives its time limit is killed
  * with its children.
  */
-final class ExternalCommand {
+public final class ExternalCommand {
   private static final long HEARTBEAT_MILLIS = 20_000;
 
   private final String label;
@@ -45,14 +45,14 @@ final class ExternalCommand {
   }
 
   /** The finished program: its exit code and everything it printed. */
-  record Result(int exitCode, String output, Path log) {
+  public record Result(int exitCode, String output, Path log) {
     /** The last lines of the output, for failure messages. */
-    String tail(int lines) {
+    public String tail(int lines) {
       return ExternalCommand.tail(output, lines);
     }
   }
 
-  static Result run(
+  public static Result run(
       String label,
       List<String> command,
       Map<String, String> environment,
@@ -121,7 +121,7 @@ final class ExternalCommand {
   }
 
   /** Ends a process and every process it started; children first, so none is left orphaned. */
-  static void destroyTree(ProcessHandle process) {
+  public static void destroyTree(ProcessHandle process) {
     List<ProcessHandle> children = new ArrayList<>();
     process.descendants().forEach(children::add);
     process.destroy();
@@ -138,14 +138,14 @@ final class ExternalCommand {
     }
   }
 
-  static String tail(String text, int lines) {
+  public static String tail(String text, int lines) {
     String[] all = text.split("\\R");
     int from = Math.max(0, all.length - lines);
     return String.join(System.lineSeparator(), List.of(all).subList(from, all.length));
   }
 
   /** The first executable with this name on the PATH, or null. */
-  static Path onPath(String program) {
+  public static Path onPath(String program) {
     String path = System.getenv("PATH");
     if (path == null) {
       return null;

@@ -1,8 +1,8 @@
-package io.flightsql.spark.it;
+package io.flightsql.spark.servers;
 
 import java.nio.file.Path;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
 
 /**
  * A program that some integration tests need from the machine, such as {@code go} to build
@@ -15,16 +15,16 @@ import org.junit.jupiter.api.Assumptions;
  * <p>A Docker engine is not one of these: the Testcontainers suites skip without one, in CI too,
  * since the project's build machines have none.
  */
-final class RequiredTool {
+public final class RequiredTool {
 
-  static final RequiredTool GO =
+  public static final RequiredTool GO =
       new RequiredTool(
           "go",
           "Go 1.25 or newer",
           "https://go.dev/doc/install, or a package such as Debian's golang-go if it is recent"
               + " enough");
 
-  static final RequiredTool PYTHON3 =
+  public static final RequiredTool PYTHON3 =
       new RequiredTool(
           "python3",
           "Python 3.10 or newer (PySpark 4.1 needs it) with its venv module",
@@ -42,13 +42,13 @@ final class RequiredTool {
   }
 
   /** Whether this run is a CI build, where a missing tool fails the tests that need it. */
-  static boolean inCi() {
+  public static boolean inCi() {
     String ci = System.getenv("CI");
     return ci != null && (ci.equalsIgnoreCase("true") || ci.equals("1"));
   }
 
   /** The program on the PATH, or null. */
-  Path find() {
+  public Path find() {
     return ExternalCommand.onPath(command);
   }
 
@@ -58,15 +58,15 @@ final class RequiredTool {
    *
    * @param purpose what the tests use the program for, such as "builds arrow-go's SQLite server"
    */
-  Path require(String purpose) {
+  public Path require(String purpose) {
     Path found = find();
     if (found != null) {
       return found;
     }
     if (inCi()) {
-      return Assertions.fail(missing(purpose));
+      throw new AssertionFailedError(missing(purpose));
     }
-    return Assumptions.abort("Skipping: " + missing(purpose));
+    throw new TestAbortedException("Skipping: " + missing(purpose));
   }
 
   /**
@@ -74,7 +74,7 @@ final class RequiredTool {
    * command on the PATH, which builds ... Install Go 1.25 or newer (...) and put 'go' on the PATH.}
    * In CI, the message adds that a missing tool fails the build.
    */
-  String missing(String purpose) {
+  public String missing(String purpose) {
     String message =
         "There is no '"
             + command
