@@ -203,7 +203,7 @@ public final class PythonVirtualenv {
    * cell of the version matrix.
    */
   private static synchronized Path sparkConfDir() {
-    Path dir = TestPaths.buildDir().resolve("spark-conf");
+    Path dir = ServerPaths.buildDir().resolve("spark-conf");
     try {
       Files.createDirectories(dir);
       Files.writeString(
