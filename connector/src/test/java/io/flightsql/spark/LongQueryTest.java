@@ -10,6 +10,8 @@ import io.flightsql.spark.server.RecordedCall;
 import io.flightsql.spark.testing.ArrowLeakCheckExtension;
 import io.flightsql.spark.testing.LogCapture;
 import io.flightsql.spark.testing.SparkSessionExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +19,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
@@ -191,12 +195,37 @@ class LongQueryTest {
   void interruptingThePlanningThreadCancelsTheQueryOnTheServer() throws Exception {
     DuckDbFlightSqlServer server =
         start(DuckDbFlightSqlServer.builder().planningDelay(Duration.ofMinutes(5)));
-    ExecutorService pool = Executors.newSingleThreadExecutor();
+    AtomicReference<Thread> reader = new AtomicReference<>();
+    ExecutorService pool =
+        Executors.newSingleThreadExecutor(
+            task -> {
+              Thread thread = new Thread(task, "long-query-reader");
+              reader.set(thread);
+              return thread;
+            });
     try {
-      Future<List<Row>> job = pool.submit(() -> read(server).load().collectAsList());
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Future<List<Row>> job =
+          pool.submit(
+              () -> {
+                try {
+                  return read(server).load().collectAsList();
+                } catch (Throwable t) {
+                  failure.set(t);
+                  throw t;
+                }
+              });
       waitFor(() -> calls("PollFlightInfo") >= 2, "the query being polled");
       job.cancel(true);
-      waitFor(() -> server.cancelledQueries() == 1, "CancelFlightInfo on the server");
+      waitFor(
+          () -> server.cancelledQueries() == 1,
+          () ->
+              "CancelFlightInfo on the server; the read "
+                  + (failure.get() != null
+                      ? "failed: " + trace(failure.get())
+                      : job.isDone() ? "ended without failing" : "has not ended")
+                  + "; the interrupted reader is at\n"
+                  + stack(reader));
     } finally {
       pool.shutdownNow();
     }
@@ -308,13 +337,37 @@ class LongQueryTest {
 
   /** Waits, up to 30 s, for something the test needs to have happened. */
   private static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
+    waitFor(condition, () -> what);
+  }
+
+  private static void waitFor(BooleanSupplier condition, Supplier<String> what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("Timed out waiting for " + what);
+        throw new AssertionError("Timed out waiting for " + what.get());
       }
       Thread.sleep(20);
     }
+  }
+
+  private static String trace(Throwable t) {
+    StringWriter out = new StringWriter();
+    t.printStackTrace(new PrintWriter(out));
+    return out.toString();
+  }
+
+  /** Where a thread is now, one frame a line. */
+  private static String stack(AtomicReference<Thread> thread) {
+    Thread t = thread.get();
+    if (t == null) {
+      return "(not started)";
+    }
+    StringBuilder out = new StringBuilder(t.getState() + ", interrupted " + t.isInterrupted());
+    for (StackTraceElement frame : t.getStackTrace()) {
+      out.append("\n  at ").append(frame);
+    }
+    return out.toString();
   }
 
   /** The messages of an exception and its causes, one a line. */

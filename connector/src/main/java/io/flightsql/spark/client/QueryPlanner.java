@@ -104,6 +104,8 @@ final class QueryPlanner implements CallBudget {
           second.addSuppressed(FlightErrors.rpcFailed(POLL, server, e));
           throw second;
         }
+      } catch (RuntimeException e) {
+        throw cutShortByInterrupt(POLL, e, null);
       }
       facts.noteAnswering(POLL);
       return poll(first);
@@ -153,8 +155,29 @@ final class QueryPlanner implements CallBudget {
         // when either lands between polls.
         stopIfCancelledOrLate(sofar);
         throw callFailed(POLL, e, sofar);
+      } catch (RuntimeException e) {
+        throw cutShortByInterrupt(POLL, e, sofar);
       }
     }
+  }
+
+  /**
+   * A call that failed otherwise than with a Flight status. Arrow decodes the schema of a
+   * FlightInfo through an interruptible channel, so an interrupt that lands while it decodes fails
+   * the call with a {@code ClosedByInterruptException} in a plain {@code RuntimeException}: that is
+   * planning cancelled, and the query is cancelled on the server as when the interrupt lands
+   * anywhere else. Any other failure is returned as it is.
+   */
+  private RuntimeException cutShortByInterrupt(String rpc, RuntimeException e, FlightInfo sofar) {
+    Optional<String> reason = stopReason();
+    if (!reason.isPresent()) {
+      return e;
+    }
+    String outcome =
+        sofar != null
+            ? cancelOnServer(sofar)
+            : rpc + " was cut short; the server was not told, having sent no query to cancel";
+    return cancelled(reason.get(), outcome, e);
   }
 
   /**
@@ -194,6 +217,8 @@ final class QueryPlanner implements CallBudget {
       info = client.execute(query, this);
     } catch (FlightRuntimeException e) {
       throw callFailed("GetFlightInfo", e, null);
+    } catch (RuntimeException e) {
+      throw cutShortByInterrupt("GetFlightInfo", e, null);
     }
     Optional<String> reason = cancellation.reason();
     if (reason.isPresent()) {

@@ -110,6 +110,6 @@ class OptionSpecTest {
     assertThat(FlightSqlOptions.isKnown("path")).isTrue();
     assertThat(FlightSqlOptions.isKnown("__FLIGHTSQL_WRITE_PLAN")).isFalse();
     assertThat(FlightSqlOptions.isKnown("partitionColum")).isFalse();
-    assertThat(FlightSqlOptions.all()).hasSize(45).doesNotHaveDuplicates();
+    assertThat(FlightSqlOptions.all()).hasSize(58).doesNotHaveDuplicates();
   }
 }

@@ -16,8 +16,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * connector's probe establishes its quoting), single-use tickets bound to the session that planned
  * them.
  */
-class DeephavenIT extends FlightSqlContractSuite implements OptimizerContract, StreamingContract {
+class DeephavenIT extends FlightSqlContractSuite
+    implements OptimizerContract, StreamingContract, ReadCallsContract {
   @RegisterExtension static final DeephavenServerExtension SERVER = new DeephavenServerExtension();
+
+  /**
+   * GetSchema answers without running the query, which Deephaven runs in GetFlightInfo
+   * (PollFlightInfo is unimplemented, asked once).
+   */
+  @Override
+  public List<String> repeatedReadCalls() {
+    return List.of(
+        "GetSchema(CommandStatementQuery)", "GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
 
   @Override
   protected ServerQuirks startServer() {

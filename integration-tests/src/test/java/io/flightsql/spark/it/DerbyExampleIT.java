@@ -21,8 +21,17 @@ import org.junit.jupiter.api.Test;
  * timestamp[ms, tz=UTC]}, which Spark reads as instants.
  */
 class DerbyExampleIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract, StreamingContract {
+    implements FailedWriteContract, OptimizerContract, StreamingContract, ReadCallsContract {
   private DerbyExampleServer server;
+
+  /**
+   * No GetSchema, but a schema in FlightInfo: once that is seen, the plan the schema inference
+   * asked for serves the read, and no prepared statement is made for the schema.
+   */
+  @Override
+  public List<String> repeatedReadCalls() {
+    return List.of("GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
 
   @Override
   protected ServerQuirks startServer() throws Exception {

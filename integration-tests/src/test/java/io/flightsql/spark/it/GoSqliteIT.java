@@ -29,8 +29,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * comes back as int64 and DATE as text.
  */
 class GoSqliteIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract, StreamingContract {
+    implements FailedWriteContract, OptimizerContract, StreamingContract, ReadCallsContract {
   @RegisterExtension static final GoSqliteServerExtension SERVER = new GoSqliteServerExtension();
+
+  /**
+   * No schema before a query runs: the plan the schema inference ran serves the read, and its
+   * stream too.
+   */
+  @Override
+  public List<String> repeatedReadCalls() {
+    return List.of("GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
 
   @Override
   protected ServerQuirks startServer() {

@@ -16,8 +16,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code WHERE "s" = '42'}, compare two constants, and silently return no rows. It answers no
  * GetSqlInfo; the connector's probe finds Spark SQL and pushes with backticks.
  */
-class SailIT extends FlightSqlContractSuite implements OptimizerContract, StreamingContract {
+class SailIT extends FlightSqlContractSuite
+    implements OptimizerContract, StreamingContract, ReadCallsContract {
   @RegisterExtension static final SailServerExtension SERVER = new SailServerExtension();
+
+  /**
+   * The query runs in GetFlightInfo, whose FlightInfo carries the schema: that plan serves the
+   * read.
+   */
+  @Override
+  public List<String> repeatedReadCalls() {
+    return List.of("GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
 
   @Override
   protected ServerQuirks startServer() {

@@ -1,6 +1,7 @@
 package io.flightsql.spark.servers;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -189,6 +190,30 @@ public final class PythonVirtualenv {
     environment.put("SPARK_LOCAL_IP", FreePorts.LOOPBACK);
     environment.put("PATH", home.resolve("bin") + ":" + System.getenv().getOrDefault("PATH", ""));
     environment.put("VIRTUAL_ENV", home.toString());
+    environment.put("SPARK_CONF_DIR", sparkConfDir().toString());
     return environment;
+  }
+
+  /**
+   * Spark's configuration for every Spark the tests start from a virtualenv: PySpark's driver
+   * connects to a socket of its JVM for each {@code collect()}, which the JVM closes after {@code
+   * spark.python.authenticate.socketTimeout} (15 s by default) without a connection; on two cores
+   * busy with several Spark processes the Python side took longer ({@code [CANNOT_OPEN_SOCKET]}).
+   * The driver's JVM compiles with C1 only, as the build's test JVMs do: a quarter less CPU for a
+   * cell of the version matrix.
+   */
+  private static synchronized Path sparkConfDir() {
+    Path dir = ServerPaths.buildDir().resolve("spark-conf");
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(
+          dir.resolve("spark-defaults.conf"),
+          "spark.python.authenticate.socketTimeout 300s\n"
+              + "spark.driver.defaultJavaOptions -XX:TieredStopAtLevel=1\n",
+          StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Writing " + dir, e);
+    }
+    return dir;
   }
 }

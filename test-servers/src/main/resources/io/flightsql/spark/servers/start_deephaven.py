@@ -57,6 +57,12 @@ __main__.deephaven_strings = new_table([
     long_col("id", [1, 2, 3]),
     string_col("s", ["41", "42", "43"]),
 ])
+# The table of the per-server latency benchmark (LatencyServers in examples/spark-apps).
+__main__.latency_items = new_table([
+    long_col("id", list(range(1, 101))),
+    string_col("name", [f"item {i}" for i in range(1, 101)]),
+    double_col("score", [i * 1.5 for i in range(1, 101)]),
+])
 print("READY", flush=True)
 while True:
     time.sleep(3600)

@@ -1,19 +1,20 @@
 package io.flightsql.spark.examples;
 
+import static io.flightsql.spark.examples.PerformanceTable.batches;
+import static io.flightsql.spark.examples.PerformanceTable.count;
+import static io.flightsql.spark.examples.PerformanceTable.mb;
+import static io.flightsql.spark.examples.PerformanceTable.mib;
+import static io.flightsql.spark.examples.PerformanceTable.ms;
+import static io.flightsql.spark.examples.PerformanceTable.rate;
+import static io.flightsql.spark.examples.PerformanceTable.ratio;
+
 import io.flightsql.spark.client.transport.Allocators;
-import io.flightsql.spark.examples.WriteLimit.Kind;
-import io.flightsql.spark.examples.WriteLimit.Way;
 import io.flightsql.spark.server.DuckDbFlightSqlServer;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.StringJoiner;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -21,32 +22,34 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Every performance figure of the connector in one run, printed as one markdown table that
  * docs/performance.md quotes: interactive latency, a full scan against the raw Arrow client and
- * Spark's JDBC source, the write ceiling against Spark's {@code noop} sink, and how time and memory
- * grow with rows, endpoints and columns. Every ratio compares two ways measured in this run;
- * nothing here is a timed assertion.
+ * Spark's JDBC source, writes against their limit and streaming copies ({@link PerformanceWrites}),
+ * how time and memory grow with rows, endpoints and columns, star joins, and interactive latency on
+ * every server of the matrix. Every ratio compares two ways measured in this run; nothing here is a
+ * timed assertion.
  *
  * <p>Servers are embedded DuckDB Flight SQL servers in this JVM, started for each part: writes go
  * to one started without {@code RowStorage} (rows counted and dropped, so the figures are the
  * client's, not DuckDB's inserts), and the scaling reads to ones started without {@code
- * QueryPerEndpoint} (a query runs once and its endpoints are cheap slices of the result).
+ * QueryPerEndpoint} (a query runs once and its endpoints are cheap slices of the result). Part
+ * {@code servers} starts each server of the matrix as the integration tests do.
  *
  * <pre>mvn -q -pl examples/spark-apps exec:exec@performance [-Dbenchmark.args="--quick"]</pre>
  */
 public final class PerformanceBenchmark {
 
   private static final String SCAN = "SELECT * FROM lineitem";
-  private static final double MIB = 1024.0 * 1024.0;
 
   private final PerformanceArgs args;
   private final SparkSession spark;
   private final BufferAllocator allocator;
-  private final List<String> table = new ArrayList<>();
+  private final PerformanceTable table;
 
   private PerformanceBenchmark(
-      PerformanceArgs args, SparkSession spark, BufferAllocator allocator) {
+      PerformanceArgs args, SparkSession spark, BufferAllocator allocator, PerformanceTable table) {
     this.args = args;
     this.spark = spark;
     this.allocator = allocator;
+    this.table = table;
   }
 
   public static void main(String[] commandLine) throws Exception {
@@ -70,7 +73,9 @@ public final class PerformanceBenchmark {
             .getOrCreate();
     long start = System.nanoTime();
     try (BufferAllocator allocator = new RootAllocator()) {
-      PerformanceBenchmark benchmark = new PerformanceBenchmark(args, spark, allocator);
+      PerformanceTable table = new PerformanceTable();
+      PerformanceBenchmark benchmark = new PerformanceBenchmark(args, spark, allocator, table);
+      PerformanceWrites writes = new PerformanceWrites(args, spark, allocator, table);
       ReadBenchmark.printEnvironment(spark);
       if (args.parts().contains("latency")) {
         benchmark.latency();
@@ -79,7 +84,7 @@ public final class PerformanceBenchmark {
         benchmark.fullScan();
       }
       if (args.parts().contains("write")) {
-        benchmark.writes();
+        writes.writes();
       }
       if (args.parts().contains("scale")) {
         benchmark.scaling();
@@ -88,12 +93,17 @@ public final class PerformanceBenchmark {
         benchmark.starJoins();
       }
       if (args.parts().contains("streaming")) {
-        benchmark.streaming();
+        writes.streaming();
       }
-      benchmark.print(ReadBenchmark.seconds(start));
+      if (args.parts().contains("servers")) {
+        benchmark.latencyPerServer();
+      }
+      table.print(ReadBenchmark.seconds(start));
     } finally {
       spark.stop();
     }
+    // Arrow's Derby example (part servers) leaves a pool of non-daemon threads running.
+    System.exit(0);
   }
 
   // ---- Interactive latency
@@ -103,21 +113,21 @@ public final class PerformanceBenchmark {
         DuckDbFlightSqlServer.builder().port(0).endpoints(1).lineitemRows(100_000).start()) {
       LatencyBenchmark.Figures figures = LatencyBenchmark.measure(spark, server.uri(), args.runs());
       String median = "median of " + args.runs() + ", collect()";
-      add(
+      table.add(
           "latency",
           "10-row query, " + median,
           ms(figures.connectorMedian()),
           "jdbc " + ms(figures.jdbcMedian()),
           ratio(figures.jdbcMedian() / figures.connectorMedian()),
           "≥ 1.5x");
-      add(
+      table.add(
           "latency",
           "Spark's own floor: a 10-row local job, " + median,
           ms(figures.sparkMedian()),
           "",
           "",
           "");
-      add(
+      table.add(
           "latency",
           "first read of the JVM (Spark warm)",
           ms(figures.connectorFirst()),
@@ -156,14 +166,14 @@ public final class PerformanceBenchmark {
               count(rows),
               mb(reference.bytes()),
               args.iterations());
-      add(
+      table.add(
           "full scan",
           what,
           rate(rows, flightsql.best()),
           "raw client " + rate(rows, rawTimings.best()),
           ratio(rawTimings.best() / flightsql.best()),
           "≥ 0.7x");
-      add(
+      table.add(
           "full scan",
           what,
           rate(rows, flightsql.best()),
@@ -171,214 +181,6 @@ public final class PerformanceBenchmark {
           ratio(jdbc.best() / flightsql.best()),
           "keep ahead");
     }
-  }
-
-  // ---- Writes against their limit
-
-  /** What a DataFrame write reports as an accumulator of its stage (docs/writing.md). */
-  private static final String SERVER_WAIT_ACCUMULATOR =
-      "time waiting for the Flight SQL server (ms)";
-
-  /**
-   * The writes of {@link WriteLimit}: Spark's {@code noop}, the raw client's DoPut and ADBC's
-   * ingest of prebuilt batches, the connector ({@code ingest} and {@code prepared}, into the table)
-   * and Spark's JDBC writer, in alternated rounds, to a server that counts and drops the rows.
-   */
-  private void writes() throws Exception {
-    long rows = args.writeRows();
-    try (DuckDbFlightSqlServer server =
-            DuckDbFlightSqlServer.builder().port(0).lineitemRows(0).without("RowStorage").start();
-        RawFlightSqlWriter raw = new RawFlightSqlWriter(server.uri(), allocator)) {
-      String uri = server.uri();
-      Dataset<Row> data = WriteBenchmark.lineitem(spark, rows).cache();
-      data.count();
-      try (PrebuiltBatches batches = PrebuiltBatches.build(data, allocator);
-          AdbcWay adbc = AdbcWay.start(uri, batches)) {
-        Schema schema = batches.schema();
-        // The connector's tasks write into the table (atomic=false): the limit is the upload's.
-        // The default's staging costs a server-side copy, which this server (without row storage)
-        // would not pay; WriteBenchmark measures it, and the fixed cost below includes it.
-        List<Way> ways =
-            List.of(
-                Way.timed("noop", Kind.NOOP, rows, () -> ReadBenchmark.writeToNoop(data)),
-                Way.timed(
-                    "raw client DoPut",
-                    Kind.TRANSPORT,
-                    rows,
-                    () -> raw.ingest(WriteBenchmark.TABLE, batches)),
-                adbc.way(WriteBenchmark.TABLE, rows),
-                Way.timed(
-                    "flightsql ingest",
-                    Kind.CONNECTOR,
-                    rows,
-                    () -> WriteBenchmark.connectorWrite(data, uri, "ingest", "false")),
-                Way.timed(
-                    "flightsql prepared",
-                    Kind.CONNECTOR,
-                    rows,
-                    () -> WriteBenchmark.connectorWrite(data, uri, "prepared", "false")),
-                Way.timed(
-                    "spark jdbc", Kind.JDBC, rows, () -> WriteBenchmark.jdbcWrite(data, uri)));
-        Map<String, Timings> waiting = new HashMap<>();
-        Allocators.resetLargestPeaks();
-        WriteLimit limit = new WriteLimit(ways);
-        limit.measure(
-            args.iterations(),
-            new WriteLimit.Target() {
-              @Override
-              public void recreate() {
-                raw.recreate(WriteBenchmark.TABLE, schema);
-              }
-
-              @Override
-              public long mark() {
-                return server.discardedRows();
-              }
-
-              @Override
-              public long landed(Way way, long mark) {
-                return server.discardedRows() - mark;
-              }
-            },
-            (way, took) -> {
-              if (way.kind() == Kind.CONNECTOR) {
-                long waitMillis = SqlMetrics.latestStageAccumulator(spark, SERVER_WAIT_ACCUMULATOR);
-                int tasks = spark.sparkContext().defaultParallelism();
-                waiting
-                    .computeIfAbsent(way.name(), name -> new Timings(name))
-                    .add(waitMillis / (tasks * took * 1000));
-              }
-            });
-        raw.drop(WriteBenchmark.TABLE);
-        long taskPeak = Allocators.largestPeakBytes("flightsql-write");
-        long batch = batches.bytes() / batches.batchCount();
-        System.out.println();
-        System.out.print(limit.table(batches.bytes()));
-        addWriteFigures(limit, batches.bytes(), waiting);
-        double[] fixed = fixedWriteCost(uri, raw, schema);
-        add(
-            "write",
-            "fixed cost: a write of 1 row (atomic=false), median of " + args.runs(),
-            ms(fixed[1]),
-            "noop " + ms(fixed[0]),
-            ratio(fixed[0] / fixed[1]),
-            "");
-        add(
-            "write",
-            "fixed cost: a staged write of 1 row (the default), median of " + args.runs(),
-            ms(fixed[2]),
-            "noop " + ms(fixed[0]),
-            ratio(fixed[0] / fixed[2]),
-            "");
-        add(
-            "memory",
-            "peak Arrow memory of one write task",
-            mib(taskPeak),
-            "batch " + mib(batch),
-            batches(taskPeak, batch),
-            "≤ 2 batches");
-      } finally {
-        data.unpersist(true);
-      }
-    }
-  }
-
-  /**
-   * The rows of the summary for the writes: each baseline's rate, the limit, and each connector way
-   * against the limit (goal 0.8x) and against Spark's JDBC writer (goal 20x), with the share of its
-   * tasks' time spent sending and waiting for the server.
-   */
-  private void addWriteFigures(WriteLimit limit, long bytes, Map<String, Timings> waiting) {
-    String what =
-        String.format(
-            Locale.ROOT,
-            "write of %s cached rows (%s MB), median of %d",
-            count(args.writeRows()),
-            mb(bytes),
-            args.iterations());
-    for (Way way : limit.ways()) {
-      if (way.kind() == Kind.CONNECTOR) {
-        continue;
-      }
-      add(
-          "write",
-          way.name() + ", " + what,
-          way.measured() ? rate(way.rows(), way.timings().median()) : "not measured",
-          "",
-          "",
-          "");
-    }
-    double limitRate = limit.limit();
-    Way transport = limit.transport();
-    String limitText =
-        Double.isNaN(limitRate)
-            ? "limit n/a"
-            : String.format(
-                Locale.ROOT, "limit %.2f M rows/s (noop ⊕ %s)", limitRate / 1e6, transport.name());
-    Way jdbc = limit.fastest(Kind.JDBC);
-    for (Way way : limit.connectors()) {
-      String measured = rate(way.rows(), way.timings().median());
-      add(
-          "write",
-          way.name() + ", " + what,
-          measured,
-          limitText,
-          Double.isNaN(limitRate) ? "n/a" : ratio(way.rate() / limitRate),
-          "≥ 0.8x");
-      add(
-          "write",
-          way.name() + ", " + what,
-          measured,
-          jdbc == null
-              ? "spark jdbc n/a"
-              : "spark jdbc " + rate(jdbc.rows(), jdbc.timings().median()),
-          jdbc == null ? "n/a" : ratio(way.rate() / jdbc.rate()),
-          "≥ 20x");
-      Timings share = waiting.get(way.name());
-      if (share != null) {
-        add(
-            "write",
-            way.name() + ": share of its tasks' time spent sending and waiting for the server",
-            String.format(Locale.ROOT, "%.0f%%", 100 * share.median()),
-            "",
-            "",
-            "");
-      }
-    }
-  }
-
-  /**
-   * What a write costs whatever its size: the medians of {@code --runs} writes of one row to {@code
-   * noop}, through the connector writing into the table (ingest, {@code atomic=false}) and through
-   * the connector with its defaults (a staging table, then the commit's transaction), alternated,
-   * in milliseconds.
-   */
-  private double[] fixedWriteCost(String uri, RawFlightSqlWriter raw, Schema schema)
-      throws Exception {
-    Dataset<Row> one = WriteBenchmark.lineitem(spark, 1).coalesce(1).cache();
-    one.count();
-    raw.recreate(WriteBenchmark.TABLE, schema);
-    Timings noop = new Timings("noop, 1 row");
-    Timings connector = new Timings("flightsql, 1 row");
-    Timings staged = new Timings("flightsql staged, 1 row");
-    for (int i = 0; i <= args.runs(); i++) {
-      long start = System.nanoTime();
-      ReadBenchmark.writeToNoop(one);
-      double noopMillis = (System.nanoTime() - start) / 1e6;
-      start = System.nanoTime();
-      WriteBenchmark.connectorWrite(one, uri, "ingest", "false");
-      double connectorMillis = (System.nanoTime() - start) / 1e6;
-      start = System.nanoTime();
-      WriteBenchmark.connectorWrite(one, uri, "ingest", "auto");
-      double stagedMillis = (System.nanoTime() - start) / 1e6;
-      if (i > 0) {
-        noop.add(noopMillis);
-        connector.add(connectorMillis);
-        staged.add(stagedMillis);
-      }
-    }
-    one.unpersist(true);
-    return new double[] {noop.median(), connector.median(), staged.median()};
   }
 
   // ---- How cost grows
@@ -395,7 +197,7 @@ public final class PerformanceBenchmark {
         }
         Cell cell = cell(server, "SELECT * FROM " + name, rows);
         base = base == null ? cell : base;
-        add(
+        table.add(
             "scale: rows",
             count(rows) + " rows, 16 columns, 2 endpoints",
             cell.describe(),
@@ -409,7 +211,7 @@ public final class PerformanceBenchmark {
       try (DuckDbFlightSqlServer server = slicingServer(endpoints, args.endpointRows())) {
         Cell cell = cell(server, SCAN, args.endpointRows());
         base = base == null ? cell : base;
-        add(
+        table.add(
             "scale: endpoints",
             endpoints
                 + " endpoint"
@@ -431,7 +233,7 @@ public final class PerformanceBenchmark {
             "CREATE TABLE " + name + " AS SELECT " + wideColumns(columns) + " FROM lineitem");
         Cell cell = cell(server, "SELECT * FROM " + name, args.columnRows());
         base = base == null ? cell : base;
-        add(
+        table.add(
             "scale: columns",
             columns + " columns, " + count(args.columnRows()) + " rows, 2 endpoints",
             cell.describe(),
@@ -520,7 +322,7 @@ public final class PerformanceBenchmark {
   private void starJoins() throws Exception {
     long rows = args.starRows();
     for (StarJoinBenchmark.Line line : StarJoinBenchmark.measure(spark, rows, args.iterations())) {
-      add(
+      table.add(
           "star join",
           line.what() + ", " + count(rows) + " lineitem rows, best of " + args.iterations(),
           line.on().describe(),
@@ -528,38 +330,6 @@ public final class PerformanceBenchmark {
           ratio(line.off().seconds() / line.on().seconds()),
           "report");
     }
-  }
-
-  // ---- Streaming against batch copies
-
-  /**
-   * {@link StreamingBenchmark}'s copies of the write benchmark's rows from one table to another:
-   * rows per second of a batch copy, and of a streaming copy in one micro-batch and in
-   * micro-batches of a tenth of the rows, each against the batch copy; best of {@code
-   * --iterations}.
-   */
-  private void streaming() throws Exception {
-    long rows = args.streamRows();
-    long maxRows = Math.max(1, rows / 10);
-    StreamingBenchmark.Figures figures =
-        StreamingBenchmark.measure(spark, rows, maxRows, args.iterations());
-    String what = "copy of " + count(rows) + " rows, table to table, best of " + args.iterations();
-    String batch = rate(rows, figures.batch());
-    add("streaming", "batch copy: " + what, batch, "", "", "");
-    add(
-        "streaming",
-        "streaming copy, one micro-batch (AvailableNow): " + what,
-        rate(rows, figures.oneEpoch()),
-        "batch copy " + batch,
-        ratio(figures.batch() / figures.oneEpoch()),
-        "report");
-    add(
-        "streaming",
-        figures.streamed() + " rows (" + figures.epochCount() + " epochs): " + what,
-        rate(rows, figures.epochs()),
-        "batch copy " + batch,
-        ratio(figures.batch() / figures.epochs()),
-        "report");
   }
 
   // ---- Helpers
@@ -578,51 +348,39 @@ public final class PerformanceBenchmark {
     }
   }
 
-  private void add(
-      String part, String what, String measured, String against, String ratio, String goal) {
-    table.add("| " + String.join(" | ", part, what, measured, against, ratio, goal) + " |");
-  }
+  // ---- Interactive latency on every server of the matrix (ServerLatencyBenchmark)
 
-  private void print(double totalSeconds) {
-    System.out.println();
-    System.out.printf(
-        Locale.ROOT,
-        "Figures of one run (%.0f s in all). Ratios are speed ratios: above 1x the connector is"
-            + " faster; MB = 10^6 bytes of Arrow buffers, MiB = 2^20 bytes.%n%n",
-        totalSeconds);
-    System.out.println("| part | case | flightsql | against | ratio | goal |");
-    System.out.println("| --- | --- | --- | --- | ---: | --- |");
-    table.forEach(System.out::println);
-  }
-
-  private static String ms(double millis) {
-    return String.format(Locale.ROOT, "%.1f ms", millis);
-  }
-
-  private static String ratio(double value) {
-    return String.format(Locale.ROOT, "%.2fx", value);
-  }
-
-  private static String rate(long rows, double seconds) {
-    return String.format(Locale.ROOT, "%.2f M rows/s", rows / seconds / 1e6);
-  }
-
-  private static String mb(double bytes) {
-    return String.format(Locale.ROOT, "%.1f", bytes / 1e6);
-  }
-
-  private static String mib(long bytes) {
-    return String.format(Locale.ROOT, "%.1f MiB", bytes / MIB);
-  }
-
-  static String count(long rows) {
-    return rows % 1_000_000 == 0
-        ? rows / 1_000_000 + "M"
-        : rows % 1_000 == 0 ? rows / 1_000 + "k" : Long.toString(rows);
-  }
-
-  /** A peak in record batches of {@code batch} bytes. */
-  private static String batches(long peak, long batch) {
-    return String.format(Locale.ROOT, "%.1f batches", (double) peak / batch);
+  private void latencyPerServer() throws Exception {
+    for (ServerLatencyBenchmark.Line line :
+        ServerLatencyBenchmark.measure(spark, LatencyServers.ALL, args.runs(), true)) {
+      String what = line.server() + ": 10-row query, median of " + args.runs() + ", collect()";
+      if (line.jdbcFailure() == null) {
+        table.add(
+            "latency per server",
+            what,
+            ms(line.connectorMedian()),
+            "jdbc " + ms(line.jdbcMedian()),
+            ratio(line.ratio()),
+            ServerLatencyBenchmark.GOAL);
+      } else {
+        table.add(
+            "latency per server",
+            what,
+            ms(line.connectorMedian()),
+            "jdbc cannot read: " + line.jdbcFailure().replace('|', '/'),
+            "",
+            ServerLatencyBenchmark.GOAL);
+      }
+      table.add(
+          "latency per server",
+          line.server() + ": first read of a fresh JVM after Spark's first job (then the second)",
+          ms(line.connectorFresh().firstRead())
+              + " ("
+              + ms(line.connectorFresh().secondRead())
+              + ")",
+          "Spark's first job " + ms(line.connectorFresh().sparkFirstJob()),
+          "",
+          "report");
+    }
   }
 }

@@ -48,7 +48,7 @@ final class StarJoinBenchmark {
           "%s %.2f s, %s rows received, %s",
           name,
           seconds,
-          PerformanceBenchmark.count(rowsReceived),
+          PerformanceTable.count(rowsReceived),
           join);
     }
   }
