@@ -124,11 +124,7 @@ public final class FlightSqlSession implements AutoCloseable {
     } catch (RuntimeException e) {
       throw SessionClients.failed("GetFlightInfo", server(), e);
     }
-    FlightInfo info = new QueryPlanner(client, server(), query, queryTimeout, cancellation).plan();
-    if (info.getSchemaOptional().map(schema -> !schema.getFields().isEmpty()).orElse(false)) {
-      metadata.notePlanSchema();
-    }
-    return info;
+    return new QueryPlanner(client, server(), query, queryTimeout, cancellation).plan();
   }
 
   /**

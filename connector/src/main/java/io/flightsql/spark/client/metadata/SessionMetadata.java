@@ -42,12 +42,6 @@ public final class SessionMetadata {
    */
   static final String PREPARED_SCHEMA = "CreatePreparedStatement.dataset_schema";
 
-  /**
-   * The fact, kept in {@link ServerFacts} like a call the server answers, that its FlightInfo
-   * carries the query's schema.
-   */
-  static final String PLAN_SCHEMA = "FlightInfo.schema";
-
   private final FlightUri server;
   private final SessionClients clients;
   private final EndpointStreams streams;
@@ -63,35 +57,6 @@ public final class SessionMetadata {
     ServerFacts facts = ServerFacts.of(clients.settings());
     FlightInfo[] executed = new FlightInfo[1];
     List<String> gaveNothing = new ArrayList<>();
-    SchemaResolver.Source prepared =
-        SchemaResolver.Source.of(
-            PREPARE,
-            () ->
-                facts.lacks(PREPARED_SCHEMA)
-                    ? Optional.empty()
-                    : unlessLacking(PREPARE, gaveNothing, () -> preparedSchema(query, facts)));
-    SchemaResolver.Source planned =
-        SchemaResolver.Source.of(
-            "GetFlightInfo",
-            () -> {
-              if (executed[0] == null) {
-                executed[0] = clients.forServer().execute(query);
-              }
-              Optional<Schema> schema = executed[0].getSchemaOptional();
-              if (keep != SchemaRuns.Keep.NOTHING && hasFields(schema)) {
-                SchemaRuns.keep(
-                    clients.settings(),
-                    query,
-                    new SchemaRuns.Run(
-                        executed[0], clients.state(), System.currentTimeMillis(), false));
-              }
-              return schema;
-            });
-    // A server without GetSchema whose FlightInfo is known to carry the schema gives it for a read
-    // with one call, whose plan the read then takes (SchemaRuns), where a prepared statement costs
-    // two calls (create and close) before the read plans the query anyway.
-    boolean planFirst =
-        keep != SchemaRuns.Keep.NOTHING && facts.lacks(GET_SCHEMA) && facts.answers(PLAN_SCHEMA);
     List<SchemaResolver.Source> sources =
         Arrays.asList(
             SchemaResolver.Source.of(
@@ -102,8 +67,26 @@ public final class SessionMetadata {
                         gaveNothing,
                         () ->
                             Optional.of(clients.forServer().getExecuteSchema(query).getSchema()))),
-            planFirst ? planned : prepared,
-            planFirst ? prepared : planned,
+            SchemaResolver.Source.of(
+                PREPARE,
+                () ->
+                    facts.lacks(PREPARED_SCHEMA)
+                        ? Optional.empty()
+                        : unlessLacking(PREPARE, gaveNothing, () -> preparedSchema(query, facts))),
+            SchemaResolver.Source.of(
+                "GetFlightInfo",
+                () -> {
+                  executed[0] = clients.forServer().execute(query);
+                  Optional<Schema> schema = executed[0].getSchemaOptional();
+                  if (keep != SchemaRuns.Keep.NOTHING && hasFields(schema)) {
+                    SchemaRuns.keep(
+                        clients.settings(),
+                        query,
+                        new SchemaRuns.Run(
+                            executed[0], clients.state(), System.currentTimeMillis(), false));
+                  }
+                  return schema;
+                }),
             SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query, keep)));
     Schema schema = SchemaResolver.resolve(sources, server);
     // A call that failed where a later one answered failed for want of the call, not because of
@@ -113,14 +96,6 @@ public final class SessionMetadata {
       LOG.info("{} gave no schema with {}; not asked again for a while", server, rpc);
     }
     return schema;
-  }
-
-  /** Remembers that the server's FlightInfo carries the query's schema. */
-  public void notePlanSchema() {
-    ServerFacts facts = ServerFacts.of(clients.settings());
-    if (!facts.answers(PLAN_SCHEMA)) {
-      facts.noteAnswering(PLAN_SCHEMA);
-    }
   }
 
   private static boolean hasFields(Optional<Schema> schema) {
