@@ -141,6 +141,31 @@ class ReadRpcCountTest {
   }
 
   /**
+   * The embedded server as one that gives a query's schema only with its data (no GetSchema, no
+   * schema before the data), one endpoint a query, its calls recorded, with a 10-row table {@code
+   * ten}.
+   */
+  private static DuckDbFlightSqlServer schemaWithTheDataServer(CallRecorder recorder)
+      throws Exception {
+    DuckDbFlightSqlServer server =
+        DuckDbFlightSqlServer.builder()
+            .port(0)
+            .lineitemRows(0)
+            .endpoints(1)
+            .without("GetSchema", "SchemaBeforeData")
+            .middleware(CallRecorder.KEY, recorder)
+            .actionObserver(recorder::actionStarted)
+            .start();
+    try {
+      server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
+    } catch (Exception e) {
+      server.close();
+      throw e;
+    }
+    return server;
+  }
+
+  /**
    * A server that gives a query's schema only at the head of its stream (no GetSchema, no schema
    * with a prepared statement or in FlightInfo, as arrow-go's SQLite example) runs a read's query
    * once: the run that found the schema serves the read, its FlightInfo and its open stream. The
@@ -150,16 +175,7 @@ class ReadRpcCountTest {
   @Test
   void aServerThatSendsTheSchemaWithTheDataRunsAReadOnce() throws Exception {
     CallRecorder recorder = new CallRecorder();
-    try (DuckDbFlightSqlServer server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(1)
-            .without("GetSchema", "SchemaBeforeData")
-            .middleware(CallRecorder.KEY, recorder)
-            .actionObserver(recorder::actionStarted)
-            .start()) {
-      server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
+    try (DuckDbFlightSqlServer server = schemaWithTheDataServer(recorder)) {
       List<List<String>> reads = new ArrayList<>();
       for (int read = 0; read < 3; read++) {
         recorder.clear();
@@ -197,16 +213,7 @@ class ReadRpcCountTest {
   @Test
   void aPushedReadOfSuchAServerPlansItsOwnQuery() throws Exception {
     CallRecorder recorder = new CallRecorder();
-    try (DuckDbFlightSqlServer server =
-        DuckDbFlightSqlServer.builder()
-            .port(0)
-            .lineitemRows(0)
-            .endpoints(1)
-            .without("GetSchema", "SchemaBeforeData")
-            .middleware(CallRecorder.KEY, recorder)
-            .actionObserver(recorder::actionStarted)
-            .start()) {
-      server.execute("CREATE TABLE ten AS SELECT i AS id FROM range(10) r(i)");
+    try (DuckDbFlightSqlServer server = schemaWithTheDataServer(recorder)) {
       for (int read = 0; read < 2; read++) {
         assertThat(
                 spark
