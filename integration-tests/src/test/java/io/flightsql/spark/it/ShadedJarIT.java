@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.FlightSqlDataSource;
 import io.flightsql.spark.client.transport.Allocators;
+import io.flightsql.spark.client.transport.Warmup;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -67,6 +68,21 @@ class ShadedJarIT {
     // Creates the connector's relocated root allocator, whose memory manager must be found among
     // the relocated classes even though unshaded Arrow memory managers are on the classpath too.
     assertThat(Allocators.allocatedBytes()).isZero();
+  }
+
+  /**
+   * The warm-up's list names relocated classes unshaded; in the shaded jar each must be found under
+   * the shaded prefix, or the warm-up would load almost nothing.
+   */
+  @Test
+  void theWarmUpLoadsItsClassesUnderTheirShadedNames() throws Exception {
+    int listed = Warmup.listedClasses().size();
+
+    int loaded = Warmup.loadListedClasses();
+
+    assertThat(Warmup.runtimeName("org.apache.arrow.flight.FlightClient"))
+        .isEqualTo(RELOCATED_FLIGHT_CLIENT.replace('/', '.').replace(".class", ""));
+    assertThat(loaded).as("classes loaded of %d listed", listed).isGreaterThan(listed * 9 / 10);
   }
 
   @Test

@@ -102,6 +102,9 @@ class SparkClusterIT {
           "PYSPARK_SUBMIT_ARGS",
           "--conf spark.ui.enabled=false --conf spark.executor.cores=1"
               + " --conf spark.executor.memory=768m --conf spark.sql.shuffle.partitions=4"
+              // The connector's plugin, on the driver and on every executor: Spark fails to
+              // start either where the class cannot be loaded from the jar given to the job.
+              + " --conf spark.plugins=io.flightsql.spark.FlightSqlPlugin"
               + " pyspark-shell");
       ExternalCommand.Result job =
           ExternalCommand.run(

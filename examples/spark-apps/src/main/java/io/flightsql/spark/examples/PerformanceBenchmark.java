@@ -381,6 +381,15 @@ public final class PerformanceBenchmark {
           "Spark's first job " + ms(line.connectorFresh().sparkFirstJob()),
           "",
           "report");
+      table.add(
+          "latency per server",
+          line.server()
+              + ": the same with spark.plugins=io.flightsql.spark.FlightSqlPlugin (classes loaded"
+              + " while Spark starts)",
+          ms(line.pluginFresh().firstRead()) + " (" + ms(line.pluginFresh().secondRead()) + ")",
+          "Spark's first job " + ms(line.pluginFresh().sparkFirstJob()),
+          "",
+          "report");
     }
   }
 }

@@ -38,6 +38,13 @@ import org.apache.spark.sql.SparkSession;
 public final class ServerLatencyBenchmark {
   static final String GOAL = "≥ 1.5x";
 
+  /**
+   * The connector's first read in a JVM whose Spark started with {@code
+   * spark.plugins=io.flightsql.spark.FlightSqlPlugin}, which loads the connector's classes while
+   * Spark starts.
+   */
+  private static final String PLUGIN_WAY = "flightsql-plugin";
+
   private ServerLatencyBenchmark() {}
 
   /** One server's figures, in milliseconds; {@code jdbcFailure} says why JDBC could not read. */
@@ -48,6 +55,7 @@ public final class ServerLatencyBenchmark {
       String jdbcFailure,
       double sparkMedian,
       FreshJvm connectorFresh,
+      FreshJvm pluginFresh,
       FreshJvm jdbcFresh) {
     double ratio() {
       return jdbcMedian / connectorMedian;
@@ -154,6 +162,7 @@ public final class ServerLatencyBenchmark {
       sparkRuns.add(once(sparkAlone));
     }
     FreshJvm connectorFresh = fresh ? freshJvm(server, "flightsql") : FreshJvm.NONE;
+    FreshJvm pluginFresh = fresh ? freshJvm(server, PLUGIN_WAY) : FreshJvm.NONE;
     FreshJvm jdbcFresh = fresh && jdbcFailure == null ? freshJvm(server, "jdbc") : FreshJvm.NONE;
     return new Line(
         server.name(),
@@ -162,6 +171,7 @@ public final class ServerLatencyBenchmark {
         jdbcFailure,
         sparkRuns.median(),
         connectorFresh,
+        pluginFresh,
         jdbcFresh);
   }
 
@@ -259,12 +269,15 @@ public final class ServerLatencyBenchmark {
     }
     LatencyServers.Running server =
         new LatencyServers.Running(args[2], "", args[3], options, args[4], () -> {});
-    SparkSession spark =
+    SparkSession.Builder builder =
         SparkSession.builder()
             .appName("spark-flightsql first read")
             .master("local[2]")
-            .config("spark.ui.enabled", false)
-            .getOrCreate();
+            .config("spark.ui.enabled", false);
+    if (way.equals(PLUGIN_WAY)) {
+      builder = builder.config("spark.plugins", "io.flightsql.spark.FlightSqlPlugin");
+    }
+    SparkSession spark = builder.getOrCreate();
     try {
       double sparkFirstJob = once(() -> spark.range(0, 10, 1, 1).toDF().collectAsList());
       Supplier<List<Row>> read =
@@ -291,13 +304,14 @@ public final class ServerLatencyBenchmark {
         "| server | flightsql median | jdbc median | jdbc / flightsql | goal "
             + GOAL
             + " | Spark alone (10-row job) | fresh JVM: Spark's first job | flightsql first read"
-            + " (then second) | jdbc first read (then second) |");
-    System.out.println("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |");
+            + " (then second) | with FlightSqlPlugin: Spark's first job, first read (then"
+            + " second) | jdbc first read (then second) |");
+    System.out.println("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |");
     for (Line line : lines) {
       boolean compared = line.jdbcFailure() == null;
       System.out.printf(
           Locale.ROOT,
-          "| %s | %.1f ms | %s | %s | %s | %.1f ms | %s | %s | %s |%n",
+          "| %s | %.1f ms | %s | %s | %s | %.1f ms | %s | %s | %s, %s | %s |%n",
           line.server(),
           line.connectorMedian(),
           compared ? String.format(Locale.ROOT, "%.1f ms", line.jdbcMedian()) : "—",
@@ -306,6 +320,8 @@ public final class ServerLatencyBenchmark {
           line.sparkMedian(),
           ms(line.connectorFresh().sparkFirstJob()),
           pair(line.connectorFresh()),
+          ms(line.pluginFresh().sparkFirstJob()),
+          pair(line.pluginFresh()),
           pair(line.jdbcFresh()));
     }
     for (Line line : lines) {
