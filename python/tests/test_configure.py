@@ -47,6 +47,21 @@ def test_configure_puts_the_jar_on_spark_jars() -> None:
     assert builder._options["spark.jars"] == spark_flightsql.jar_path()
 
 
+def test_configure_adds_the_plugin_after_the_users_plugins_once() -> None:
+    builder = new_builder().config("spark.plugins", "com.example.Plugin")
+    spark_flightsql.configure(spark_flightsql.configure(builder))
+    assert builder._options["spark.plugins"] == "com.example.Plugin," + spark_flightsql.PLUGIN_CLASS
+    with zipfile.ZipFile(spark_flightsql.jar_path()) as archive:
+        assert "io/flightsql/spark/FlightSqlPlugin.class" in archive.namelist()
+
+
+def test_configure_leaves_the_plugins_alone_when_asked() -> None:
+    builder = new_builder()
+    spark_flightsql.configure(builder, plugin=False)
+    assert "spark.plugins" not in builder._options
+    assert builder._options["spark.jars"] == spark_flightsql.jar_path()
+
+
 def test_configure_keeps_the_users_jars_and_adds_once() -> None:
     builder = new_builder().config("spark.jars", "/opt/a.jar, /opt/b.jar")
     spark_flightsql.configure(spark_flightsql.configure(builder))

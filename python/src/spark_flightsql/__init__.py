@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover - only for type checkers
 
 __all__ = [
     "__version__",
+    "PLUGIN_CLASS",
     "SUPPORTED_SPARK_LINES",
     "SparkFlightSqlError",
     "UnsupportedSparkError",
@@ -46,6 +47,9 @@ SUPPORTED_SPARK_LINES: Tuple[str, ...] = tuple(SPARK_LINES)
 
 DATA_SOURCE_CLASS = "io.flightsql.spark.FlightSqlDataSource"
 """A class of the jar, looked up in a JVM that is already running to see whether it has the jar."""
+
+PLUGIN_CLASS = "io.flightsql.spark.FlightSqlPlugin"
+"""The connector's Spark plugin, which :func:`configure` adds to ``spark.plugins``."""
 
 
 class SparkFlightSqlError(RuntimeError):
@@ -68,9 +72,9 @@ def jar_path() -> str:
 
 
 def configure(
-    builder: "SparkSession.Builder", *, check_version: bool = True
+    builder: "SparkSession.Builder", *, check_version: bool = True, plugin: bool = True
 ) -> "SparkSession.Builder":
-    """Returns ``builder`` with the connector's jar on ``spark.jars``.
+    """Returns ``builder`` with the connector's jar on ``spark.jars`` and its plugin on ``spark.plugins``.
 
     Call it before the builder's first ``getOrCreate()``: Spark reads ``spark.jars`` when its JVM
     starts, and a JVM that runs without the jar cannot be given it afterwards. Jars already set on
@@ -93,9 +97,16 @@ def configure(
     connector (given with ``--jars``), and a :class:`SparkFlightSqlError` is raised when it has
     not, instead of the ``ClassNotFoundException`` the first read would meet later.
 
+    The plugin (:data:`PLUGIN_CLASS`) loads the connector's classes on a background thread while
+    Spark starts, so that the session's first read does not wait for them (about 1.5 s less on a
+    2-core machine; see docs/operations.md). Plugins already set on the builder's
+    ``spark.plugins`` are kept. ``plugin=False`` leaves ``spark.plugins`` alone, for a job that
+    reads as soon as Spark has started, where the loading would only compete with Spark's own.
+
     Args:
         builder: ``SparkSession.builder``, with whatever else it was given.
         check_version: whether to refuse a PySpark of a release line the jar does not support.
+        plugin: whether to add the connector's plugin to ``spark.plugins``.
 
     Returns:
         The same builder, for chaining.
@@ -128,7 +139,12 @@ def configure(
             f" on the command line: --jars {jar}"
         )
     jars = _merged_jars(options.get("spark.jars"), jar)
-    return builder.config("spark.jars", jars)
+    builder = builder.config("spark.jars", jars)
+    if plugin:
+        builder = builder.config(
+            "spark.plugins", _merged_plugins(options.get("spark.plugins"), PLUGIN_CLASS)
+        )
+    return builder
 
 
 def check_supported(pyspark_version: str) -> None:
@@ -141,6 +157,14 @@ def check_supported(pyspark_version: str) -> None:
             f" (pip install 'pyspark>={SUPPORTED_SPARK_LINES[0]},<{_next_line()}'), or pass"
             " check_version=False to try this jar on it anyway."
         )
+
+
+def _merged_plugins(existing: Optional[str], plugin: str) -> str:
+    """``spark.plugins``' value with ``plugin`` added after the plugins it already lists, once."""
+    entries = [entry.strip() for entry in (existing or "").split(",") if entry.strip()]
+    if plugin not in entries:
+        entries.append(plugin)
+    return ",".join(entries)
 
 
 def _merged_jars(existing: Optional[str], jar: str) -> str:
