@@ -84,6 +84,18 @@ class BlackHoleIT {
     TOXIPROXY.addToxic(proxy, "hole-up", "timeout", "upstream", Map.of("timeout", 0L));
   }
 
+  /**
+   * arrow-go SQLite's {@code intTable}, read with its schema given: the read plans the query
+   * itself, and so learns which planning calls the server has.
+   */
+  private static List<Row> sqliteIntTable(DataFrameReader reader) {
+    return reader
+        .schema("id BIGINT, keyName STRING, value BIGINT, foreignId BIGINT")
+        .option("dbtable", "intTable")
+        .load()
+        .collectAsList();
+  }
+
   private static DataFrameReader read(String uri) {
     return spark
         .session()
@@ -174,25 +186,12 @@ class BlackHoleIT {
     String uri = proxyTo(URI.create(SQLITE.uri()).getPort());
     // Learns the server (with the schema given, the read plans the query itself and learns that
     // the server has no PollFlightInfo) and opens the connection the black hole then swallows.
-    assertThat(
-            read(uri)
-                .schema("id BIGINT, keyName STRING, value BIGINT, foreignId BIGINT")
-                .option("dbtable", "intTable")
-                .load()
-                .collectAsList())
-        .hasSize(4);
+    assertThat(sqliteIntTable(read(uri))).hasSize(4);
     long start = System.nanoTime();
     blackHole();
     String seen =
         failureOf(
-            "planning, GetFlightInfo-only server (SQLite)",
-            () ->
-                read(uri)
-                    .schema("id BIGINT, keyName STRING, value BIGINT, foreignId BIGINT")
-                    .option("dbtable", "intTable")
-                    .load()
-                    .collectAsList(),
-            start);
+            "planning, GetFlightInfo-only server (SQLite)", () -> sqliteIntTable(read(uri)), start);
     assertThat(seen)
         .contains("[flightsql] GetFlightInfo failed for " + uri + ": UNAVAILABLE: ")
         .contains("the first try failed with UNAVAILABLE: Keepalive failed")
@@ -342,13 +341,7 @@ class BlackHoleIT {
     try {
       String uri = proxyTo(sqlite.port());
       // With the schema given, the read plans the query itself and learns the server's calls.
-      assertThat(
-              read(uri)
-                  .schema("id BIGINT, keyName STRING, value BIGINT, foreignId BIGINT")
-                  .option("dbtable", "intTable")
-                  .load()
-                  .collectAsList())
-          .hasSize(4);
+      assertThat(sqliteIntTable(read(uri))).hasSize(4);
       // The proxy keeps the client's connection open and silent, as a host that vanished
       // without a reset does: what the client sends is dropped, and the end of the server's
       // side is held back (a timeout toxic would pass it on).
@@ -360,13 +353,7 @@ class BlackHoleIT {
       String seen =
           failureOf(
               "half-open after a server kill (SQLite)",
-              () ->
-                  read(uri)
-                      .option("streamIdleTimeout", "2m")
-                      .schema("id BIGINT, keyName STRING, value BIGINT, foreignId BIGINT")
-                      .option("dbtable", "intTable")
-                      .load()
-                      .collectAsList(),
+              () -> sqliteIntTable(read(uri).option("streamIdleTimeout", "2m")),
               start);
       assertThat(seen)
           .contains("[flightsql] GetFlightInfo failed for " + uri + ": UNAVAILABLE: ")

@@ -371,25 +371,24 @@ public final class PerformanceBenchmark {
             "",
             ServerLatencyBenchmark.GOAL);
       }
-      table.add(
-          "latency per server",
+      addFirstRead(
           line.server() + ": first read of a fresh JVM after Spark's first job (then the second)",
-          ms(line.connectorFresh().firstRead())
-              + " ("
-              + ms(line.connectorFresh().secondRead())
-              + ")",
-          "Spark's first job " + ms(line.connectorFresh().sparkFirstJob()),
-          "",
-          "report");
-      table.add(
-          "latency per server",
+          line.connectorFresh());
+      addFirstRead(
           line.server()
               + ": the same with spark.plugins=io.flightsql.spark.FlightSqlPlugin (classes loaded"
               + " while Spark starts)",
-          ms(line.pluginFresh().firstRead()) + " (" + ms(line.pluginFresh().secondRead()) + ")",
-          "Spark's first job " + ms(line.pluginFresh().sparkFirstJob()),
-          "",
-          "report");
+          line.pluginFresh());
     }
+  }
+
+  private void addFirstRead(String what, ServerLatencyBenchmark.FreshJvm fresh) {
+    table.add(
+        "latency per server",
+        what,
+        ms(fresh.firstRead()) + " (" + ms(fresh.secondRead()) + ")",
+        "Spark's first job " + ms(fresh.sparkFirstJob()),
+        "",
+        "report");
   }
 }

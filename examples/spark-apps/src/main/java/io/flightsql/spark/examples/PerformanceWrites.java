@@ -123,20 +123,8 @@ final class PerformanceWrites {
         System.out.print(limit.table(batches.bytes()));
         addWriteFigures(limit, batches.bytes(), waiting);
         double[] fixed = fixedWriteCost(uri, raw, schema);
-        table.add(
-            "write",
-            "fixed cost: a write of 1 row (atomic=false), median of " + args.runs(),
-            ms(fixed[1]),
-            "noop " + ms(fixed[0]),
-            ratio(fixed[0] / fixed[1]),
-            "");
-        table.add(
-            "write",
-            "fixed cost: a staged write of 1 row (the default), median of " + args.runs(),
-            ms(fixed[2]),
-            "noop " + ms(fixed[0]),
-            ratio(fixed[0] / fixed[2]),
-            "");
+        addFixedCost("a write of 1 row (atomic=false)", fixed[1], fixed[0]);
+        addFixedCost("a staged write of 1 row (the default)", fixed[2], fixed[0]);
         table.add(
             "memory",
             "peak Arrow memory of one write task",
@@ -276,5 +264,16 @@ final class PerformanceWrites {
         "batch copy " + batch,
         ratio(figures.batch() / figures.epochs()),
         "report");
+  }
+
+  /** A row of the fixed cost of a write, {@code millis}, against {@code noop}'s. */
+  private void addFixedCost(String what, double millis, double noopMillis) {
+    table.add(
+        "write",
+        "fixed cost: " + what + ", median of " + args.runs(),
+        ms(millis),
+        "noop " + ms(noopMillis),
+        ratio(noopMillis / millis),
+        "");
   }
 }

@@ -144,9 +144,9 @@ public final class ServerLatencyBenchmark {
     Supplier<List<Row>> jdbc = () -> jdbcRead(spark, server);
     Supplier<List<Row>> sparkAlone = () -> spark.range(0, 10, 1, 1).toDF().collectAsList();
     String jdbcFailure = null;
-    once(connector);
+    LatencyBenchmark.once(connector);
     try {
-      once(jdbc);
+      LatencyBenchmark.once(jdbc);
     } catch (Exception e) { // Spark passes the driver's SQLException on undeclared
       jdbcFailure = firstLine(e);
       System.out.println(server.name() + ": Spark's JDBC source cannot read: " + jdbcFailure);
@@ -155,11 +155,11 @@ public final class ServerLatencyBenchmark {
     Timings jdbcRuns = new Timings(server.name() + " jdbc");
     Timings sparkRuns = new Timings("spark alone");
     for (int i = 0; i < runs; i++) {
-      connectorRuns.add(once(connector));
+      connectorRuns.add(LatencyBenchmark.once(connector));
       if (jdbcFailure == null) {
-        jdbcRuns.add(once(jdbc));
+        jdbcRuns.add(LatencyBenchmark.once(jdbc));
       }
-      sparkRuns.add(once(sparkAlone));
+      sparkRuns.add(LatencyBenchmark.once(sparkAlone));
     }
     FreshJvm connectorFresh = fresh ? freshJvm(server, "flightsql") : FreshJvm.NONE;
     FreshJvm pluginFresh = fresh ? freshJvm(server, PLUGIN_WAY) : FreshJvm.NONE;
@@ -195,17 +195,6 @@ public final class ServerLatencyBenchmark {
         .option("query", LatencyServers.QUERY)
         .load()
         .collectAsList();
-  }
-
-  /** One read's time in milliseconds, its 10 rows checked. */
-  static double once(Supplier<List<Row>> read) {
-    long start = System.nanoTime();
-    List<Row> rows = read.get();
-    double ms = (System.nanoTime() - start) / 1e6;
-    if (rows.size() != 10) {
-      throw new IllegalStateException("Expected 10 rows, read " + rows.size());
-    }
-    return ms;
   }
 
   // ---- The first reads of a fresh JVM
@@ -279,11 +268,12 @@ public final class ServerLatencyBenchmark {
     }
     SparkSession spark = builder.getOrCreate();
     try {
-      double sparkFirstJob = once(() -> spark.range(0, 10, 1, 1).toDF().collectAsList());
+      double sparkFirstJob =
+          LatencyBenchmark.once(() -> spark.range(0, 10, 1, 1).toDF().collectAsList());
       Supplier<List<Row>> read =
           way.equals("jdbc") ? () -> jdbcRead(spark, server) : () -> connectorRead(spark, server);
-      double first = once(read);
-      double second = once(read);
+      double first = LatencyBenchmark.once(read);
+      double second = LatencyBenchmark.once(read);
       System.out.printf(Locale.ROOT, "FRESH-JVM %.1f %.1f %.1f%n", sparkFirstJob, first, second);
     } finally {
       spark.stop();
