@@ -152,7 +152,13 @@ public final class FlightChannels {
    */
   public static long connection(FlightUri target, ConnectionSettings settings) {
     Entry entry = CHANNELS.get(new Key(target, settings));
-    return entry == null ? -1 : entry.connection;
+    if (entry == null) {
+      return -1;
+    }
+    // A call goes ahead as soon as the channel is READY, which may be before gRPC has told the
+    // listener below: what that call learns must carry the number of the connection it used.
+    entry.numberIfReady(entry.channel.getState(false));
+    return entry.connection;
   }
 
   /**
@@ -300,9 +306,7 @@ public final class FlightChannels {
     entry.channel.notifyWhenStateChanged(
         state,
         () -> {
-          if (entry.channel.getState(false) == ConnectivityState.READY) {
-            entry.connection = CONNECTIONS.incrementAndGet();
-          }
+          entry.numberIfReady(entry.channel.getState(false));
           countConnections(entry);
         });
   }
@@ -333,8 +337,28 @@ public final class FlightChannels {
     long idleSinceNanos = System.nanoTime();
     volatile long connection = -1;
 
+    /**
+     * Whether the current READY connection has its number; cleared when the channel leaves READY.
+     */
+    private boolean numbered;
+
     Entry(ManagedChannel channel) {
       this.channel = channel;
+    }
+
+    /**
+     * Gives a connection its number the first time it is seen READY, by a caller or by the state
+     * listener, whichever comes first; a channel seen in any other state has lost its connection.
+     */
+    synchronized void numberIfReady(ConnectivityState state) {
+      if (state == ConnectivityState.READY) {
+        if (!numbered) {
+          connection = CONNECTIONS.incrementAndGet();
+          numbered = true;
+        }
+      } else {
+        numbered = false;
+      }
     }
   }
 
