@@ -4,6 +4,7 @@ import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.InsecureLocationException;
+import io.flightsql.spark.client.transport.UntrustedLocationException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -146,7 +147,9 @@ final class EndpointSequence {
     try {
       return session.stream(targets, ticket);
     } catch (FlightSqlConnectorException e) {
-      if (e instanceof InsecureLocationException || FlightErrors.isAboutTheCall(e)) {
+      if (e instanceof InsecureLocationException
+          || e instanceof UntrustedLocationException
+          || FlightErrors.isAboutTheCall(e)) {
         throw e;
       }
       return afterRefusal(e);

@@ -77,7 +77,8 @@ public final class FlightSqlSession implements AutoCloseable {
    */
   public static FlightSqlSession open(
       ConnectionSettings settings, String purpose, SessionState seed) {
-    return new FlightSqlSession(settings, seed, Allocators.newChild("flightsql-" + purpose));
+    return new FlightSqlSession(
+        settings, seed, Allocators.newChild("flightsql-" + purpose, settings.taskMemoryLimit()));
   }
 
   public FlightUri server() {

@@ -1,5 +1,6 @@
 package io.flightsql.spark.config;
 
+import io.flightsql.spark.client.transport.CredentialHosts;
 import io.flightsql.spark.client.transport.FlightUri;
 import java.time.Duration;
 
@@ -160,15 +161,47 @@ public final class ConnectionOptions {
 
   public static final OptionSpec<Integer> MAX_INBOUND_MESSAGE_SIZE =
       OptionTypes.positiveInt("maxInboundMessageSize", "a positive number of bytes", SCOPE)
-          .defaultValue(Integer.MAX_VALUE)
+          .defaultValue(256 * 1024 * 1024)
           .description(
-              "The largest gRPC message (one Arrow record batch) accepted from the server.");
+              "The largest gRPC message (one Arrow record batch) accepted from the server, in"
+                  + " bytes; 256 MiB by default. A larger one fails the task with RESOURCE_EXHAUSTED"
+                  + " naming this option and the message's size, before any of it is held in"
+                  + " Arrow memory. See docs/security.md.");
+
+  public static final OptionSpec<Long> TASK_MEMORY_LIMIT =
+      OptionTypes.positiveLong("taskMemoryLimit", "a positive number of bytes", SCOPE)
+          .description(
+              "The most Arrow memory one read partition, write task or planning step may hold at"
+                  + " once, in bytes. By default an eighth of the JVM's maximum heap"
+                  + " (`Runtime.maxMemory()`, i.e. `spark.executor.memory` on executors), at least"
+                  + " 64 MiB; all of a JVM's tasks together hold at most its maximum heap. A read"
+                  + " holds up to three record batches at once. A batch that does not fit fails"
+                  + " the task with RESOURCE_EXHAUSTED naming this option and the batch's size,"
+                  + " instead of the executor being killed for its memory. See docs/security.md.");
+
+  public static final OptionSpec<CredentialHosts> CREDENTIAL_HOSTS =
+      OptionTypes.custom(
+              "credentialHosts",
+              "a comma-separated list of host names or addresses, `*.<domain>` or `*`",
+              SCOPE,
+              CredentialHosts::parse,
+              CredentialHosts::toString)
+          .description(
+              "The hosts, besides that of `uri`, that the credentials (`username`/`password`,"
+                  + " `token`, `header.*` values, the tokens and cookies servers hand back) may go"
+                  + " to when an endpoint location names them: e.g. the workers of a cluster whose"
+                  + " coordinator `uri` names. `*.doris.internal` names every host under that"
+                  + " domain, `*` any host. Hosts are compared as written, without resolving them"
+                  + " (`localhost` is not `127.0.0.1`); ports do not count. A location on any other"
+                  + " host fails the read naming this option, and is sent nothing. See"
+                  + " docs/security.md.");
 
   public static final OptionSpec<Boolean> ALLOW_INSECURE_LOCATIONS =
       OptionTypes.bool("allowInsecureLocations", SCOPE)
           .defaultValue(false)
           .description(
               "Whether an endpoint location in plaintext (`grpc+tcp://`) may be read when `uri`"
-                  + " uses TLS. Credentials, headers and cookies go to every location read, so by"
-                  + " default such a location is refused.");
+                  + " uses TLS. Credentials, headers and cookies go to every location read on the"
+                  + " hosts they may go to (`credentialHosts`), so by default such a location is"
+                  + " refused.");
 }

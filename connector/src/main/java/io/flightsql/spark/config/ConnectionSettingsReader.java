@@ -43,6 +43,8 @@ final class ConnectionSettingsReader {
     settings.keepAliveTimeMillis(keepAliveTimeMillis(reader));
     settings.maxRetries(reader.value(ConnectionOptions.MAX_RETRIES));
     settings.maxInboundMessageSize(reader.value(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE));
+    reader.optional(ConnectionOptions.TASK_MEMORY_LIMIT).ifPresent(settings::taskMemoryLimit);
+    reader.optional(ConnectionOptions.CREDENTIAL_HOSTS).ifPresent(settings::credentialHosts);
     if (reader.value(ConnectionOptions.ALLOW_INSECURE_LOCATIONS)) {
       settings.allowInsecureLocations();
     }

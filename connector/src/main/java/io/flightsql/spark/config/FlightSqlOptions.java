@@ -50,6 +50,8 @@ public final class FlightSqlOptions {
               ConnectionOptions.KEEP_ALIVE_TIME,
               ConnectionOptions.MAX_RETRIES,
               ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE,
+              ConnectionOptions.TASK_MEMORY_LIMIT,
+              ConnectionOptions.CREDENTIAL_HOSTS,
               ConnectionOptions.ALLOW_INSECURE_LOCATIONS,
               ReadOptions.QUERY,
               ReadWriteOptions.DBTABLE,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.transport.ConnectionSettings;
+import io.flightsql.spark.client.transport.CredentialHosts;
 import io.flightsql.spark.client.transport.FlightUri;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -56,6 +57,27 @@ class ConnectionSettingsReaderTest {
     assertThat(ConnectionOptions.KEEP_ALIVE_TIME.defaultValue()).contains(Duration.ofMinutes(5));
     assertThat(ConnectionOptions.CONNECT_TIMEOUT.defaultValue()).contains(Duration.ofSeconds(30));
     assertThat(ReadWriteOptions.STREAM_IDLE_TIMEOUT.defaultValue()).contains(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void credentialHostsAndTaskMemoryLimitAreReadAndCheckedAndMessagesAreBoundedByDefault() {
+    ConnectionSettings defaults = parse("uri", TLS);
+    assertThat(defaults.credentialHosts()).isEqualTo(CredentialHosts.NONE);
+    assertThat(defaults.taskMemoryLimit()).as("0: the default, decided where it is used").isZero();
+    assertThat(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE.defaultValue()).contains(256 << 20);
+
+    ConnectionSettings set =
+        parse("uri", TLS, "credentialHosts", "*.example.com", "taskMemoryLimit", "1048576");
+    assertThat(set.credentialHosts().toString()).isEqualTo("*.example.com");
+    assertThat(set.taskMemoryLimit()).isEqualTo(1_048_576);
+    assertThat(set.toString()).contains("credentialHosts=*.example.com");
+    assertThatThrownBy(() -> parse("uri", TLS, "credentialHosts", "be1.example.com:8050"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Invalid value 'be1.example.com:8050' for option 'credentialHosts'")
+        .hasMessageContaining("without scheme or port");
+    assertThatThrownBy(() -> parse("uri", TLS, "taskMemoryLimit", "1g"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Invalid value '1g' for option 'taskMemoryLimit'");
   }
 
   @Test

@@ -3,7 +3,12 @@ package io.flightsql.spark.testing;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyServerBuilder;
@@ -14,9 +19,12 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.flight.impl.FlightServiceGrpc;
@@ -24,10 +32,11 @@ import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * A real Arrow Flight SQL server, in-process on 127.0.0.1 and a free port, that serves Arrow IPC
- * streams built message by message by the test: any type Arrow Java can put in a vector,
- * dictionaries replaced or extended between record batches, several endpoints, and streams that
- * fail part way.
+ * A real Arrow Flight SQL server, in-process on 127.0.0.1 (or another loopback address) and a free
+ * port, that serves Arrow IPC streams built message by message by the test: any type Arrow Java can
+ * put in a vector, dictionaries replaced or extended between record batches, several endpoints,
+ * endpoint locations naming other servers, and streams that fail part way. It records the method
+ * and headers of every call it receives ({@link #calls()}).
  *
  * <p>It speaks only what a reading client needs: GetSchema and GetFlightInfo on a {@code
  * CommandStatementQuery} whose query text is the name of a registered dataset, and DoGet on the
@@ -55,20 +64,32 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
   private static final String TICKET_PREFIX = "handbuilt:";
 
   private final Map<String, HandBuiltDataset> datasets = new ConcurrentHashMap<>();
+  private final String host;
   private final Server server;
+  private final List<ReceivedCall> calls = new CopyOnWriteArrayList<>();
+  private volatile List<String> locations = List.of();
 
-  private HandBuiltFlightSqlServer() throws IOException {
+  private HandBuiltFlightSqlServer(String host) throws IOException {
+    this.host = host;
     this.server =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new Service())
+        NettyServerBuilder.forAddress(new InetSocketAddress(host, 0))
+            .addService(ServerInterceptors.intercept(new Service(), new Recorder()))
             .build()
             .start();
   }
 
   /** Starts a server with no datasets on 127.0.0.1 and a free port. */
   public static HandBuiltFlightSqlServer start() {
+    return start("127.0.0.1");
+  }
+
+  /**
+   * Starts a server with no datasets on {@code host} (another loopback address, such as {@code
+   * 127.0.0.2}, stands for another machine) and a free port.
+   */
+  public static HandBuiltFlightSqlServer start(String host) {
     try {
-      return new HandBuiltFlightSqlServer();
+      return new HandBuiltFlightSqlServer(host);
     } catch (IOException e) {
       throw new UncheckedIOException("Could not start the hand-built Flight SQL server", e);
     }
@@ -78,9 +99,42 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
     return server.getPort();
   }
 
-  /** The URI clients connect to, {@code grpc://127.0.0.1:<port>}. */
+  /** The URI clients connect to, {@code grpc://<host>:<port>}. */
   public String uri() {
-    return "grpc://127.0.0.1:" + port();
+    return "grpc://" + host + ":" + port();
+  }
+
+  /**
+   * The locations every endpoint of a FlightInfo names from now on, in order; none (the default)
+   * means this server. Tickets name only the dataset and the endpoint, so any hand-built server
+   * with the same dataset registered serves them.
+   */
+  public void endpointLocations(String... uris) {
+    locations = List.of(uris);
+  }
+
+  /** A call this server received: its method ({@code DoGet}) and request headers, non-binary. */
+  public record ReceivedCall(String method, Map<String, String> headers) {}
+
+  /** The calls received so far, oldest first. */
+  public List<ReceivedCall> calls() {
+    return List.copyOf(calls);
+  }
+
+  /** Records each call's method and headers before it runs. */
+  private final class Recorder implements ServerInterceptor {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+      Map<String, String> received = new TreeMap<>();
+      for (String name : headers.keys()) {
+        if (!name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+          received.put(name, headers.get(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER)));
+        }
+      }
+      calls.add(new ReceivedCall(call.getMethodDescriptor().getBareMethodName(), received));
+      return next.startCall(call, headers);
+    }
   }
 
   /**
@@ -185,9 +239,13 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
         for (int i = 0; i < dataset.endpoints().size(); i++) {
           ByteString ticket =
               ByteString.copyFrom(ticketText(dataset.name(), i), StandardCharsets.UTF_8);
-          info.addEndpoint(
+          Flight.FlightEndpoint.Builder endpoint =
               Flight.FlightEndpoint.newBuilder()
-                  .setTicket(Flight.Ticket.newBuilder().setTicket(ticket)));
+                  .setTicket(Flight.Ticket.newBuilder().setTicket(ticket));
+          for (String location : locations) {
+            endpoint.addLocation(Flight.Location.newBuilder().setUri(location));
+          }
+          info.addEndpoint(endpoint);
         }
         observer.onNext(info.build());
         observer.onCompleted();

@@ -13,6 +13,13 @@ import org.apache.arrow.memory.rounding.SegmentRoundingPolicy;
  * The one Arrow root allocator of this JVM. Every user of Arrow memory takes a named child of it
  * and closes that child when done; closing a child with outstanding buffers fails loudly, which is
  * how leaks are caught.
+ *
+ * <p>Both are bounded by what the JVM can hold, so that an oversized record batch fails its task
+ * with Arrow's {@code OutOfMemoryException} (which {@link FlightErrors} turns into a message naming
+ * option {@code taskMemoryLimit}) instead of growing the process until the executor's container is
+ * killed: the root by the JVM's maximum heap, which is also the JVM's default bound on direct
+ * memory ({@code -XX:MaxDirectMemorySize}); each child by option {@code taskMemoryLimit}, by
+ * default an eighth of that, at least 64 MiB.
  */
 public final class Allocators {
   /**
@@ -22,7 +29,13 @@ public final class Allocators {
    * size (the unsafe allocation manager allocates exactly the rounded size).
    */
   private static final RootAllocator ROOT =
-      new RootAllocator(AllocationListener.NOOP, Long.MAX_VALUE, new SegmentRoundingPolicy(4096L));
+      new RootAllocator(
+          AllocationListener.NOOP,
+          Runtime.getRuntime().maxMemory(),
+          new SegmentRoundingPolicy(4096L));
+
+  /** The least default limit of a child, for JVMs with a small heap. */
+  private static final long LEAST_DEFAULT_LIMIT = 64L * 1024 * 1024;
 
   static {
     // Every stream receives into a child of this root, so the codecs are known before any batch.
@@ -37,8 +50,22 @@ public final class Allocators {
 
   private Allocators() {}
 
+  /** A child that may hold the default limit ({@link #defaultLimit()}). */
   public static BufferAllocator newChild(String name) {
-    return ROOT.newChildAllocator(name, 0, Long.MAX_VALUE);
+    return newChild(name, 0);
+  }
+
+  /**
+   * A child that may hold at most {@code limit} bytes (option {@code taskMemoryLimit}); 0 for the
+   * default.
+   */
+  public static BufferAllocator newChild(String name, long limit) {
+    return ROOT.newChildAllocator(name, 0, limit > 0 ? limit : defaultLimit());
+  }
+
+  /** An eighth of the JVM's maximum heap, at least 64 MiB: the default limit of a child. */
+  public static long defaultLimit() {
+    return Math.max(LEAST_DEFAULT_LIMIT, ROOT.getLimit() / 8);
   }
 
   /** Bytes currently allocated by every child; a test's leak check reads it. */

@@ -1,10 +1,9 @@
 package io.flightsql.spark.client.transport;
 
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -36,6 +35,8 @@ public final class ConnectionSettings implements Serializable {
   private final int maxRetries;
   private final int maxInboundMessageSize;
   private final boolean allowInsecureLocations;
+  private final CredentialHosts credentialHosts;
+  private final long taskMemoryLimit;
   private final String catalog;
   private final String schema;
 
@@ -56,6 +57,8 @@ public final class ConnectionSettings implements Serializable {
     this.maxRetries = b.maxRetries;
     this.maxInboundMessageSize = b.maxInboundMessageSize;
     this.allowInsecureLocations = b.allowInsecureLocations;
+    this.credentialHosts = b.credentialHosts;
+    this.taskMemoryLimit = b.taskMemoryLimit;
     this.catalog = b.catalog;
     this.schema = b.schema;
   }
@@ -145,6 +148,29 @@ public final class ConnectionSettings implements Serializable {
     return allowInsecureLocations;
   }
 
+  /** The hosts besides that of {@code uri} that the credentials go to (option credentialHosts). */
+  public CredentialHosts credentialHosts() {
+    return credentialHosts;
+  }
+
+  /** The most Arrow memory one session may hold (option taskMemoryLimit), or 0 for the default. */
+  public long taskMemoryLimit() {
+    return taskMemoryLimit;
+  }
+
+  /** The options that give credentials, by name (never their values); empty when none does. */
+  public List<String> credentialOptions() {
+    List<String> names = new ArrayList<>();
+    if (username != null) {
+      names.add("username/password");
+    }
+    if (token != null) {
+      names.add("token");
+    }
+    headers.keySet().forEach(name -> names.add("header." + name));
+    return names;
+  }
+
   /** The session's default catalog (option {@code catalog}), or null. */
   public String catalog() {
     return catalog;
@@ -198,32 +224,11 @@ public final class ConnectionSettings implements Serializable {
   }
 
   private static byte[] bytes(String s) {
-    return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    return Fingerprint.bytes(s);
   }
 
   private static String fingerprint(byte[]... parts) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      for (byte[] part : parts) {
-        // Length-prefixed, so that different splits of the same bytes differ; -1 for null.
-        int length = part == null ? -1 : part.length;
-        digest.update(
-            new byte[] {
-              (byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8), (byte) length
-            });
-        if (part != null) {
-          digest.update(part);
-        }
-      }
-      byte[] hash = digest.digest();
-      StringBuilder hex = new StringBuilder();
-      for (int i = 0; i < 16; i++) {
-        hex.append(String.format("%02x", hash[i]));
-      }
-      return hex.toString();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return Fingerprint.of(parts);
   }
 
   /** What the settings are, without any secret: the user name, and header names only. */
@@ -247,6 +252,9 @@ public final class ConnectionSettings implements Serializable {
     }
     if (!headers.isEmpty()) {
       s.append(", headers=").append(headers.keySet());
+    }
+    if (!credentialHosts.equals(CredentialHosts.NONE)) {
+      s.append(", credentialHosts=").append(credentialHosts);
     }
     if (callTimeoutMillis > 0) {
       s.append(", callTimeout=").append(callTimeoutMillis).append("ms");
@@ -276,8 +284,10 @@ public final class ConnectionSettings implements Serializable {
     private long streamIdleTimeoutMillis = 300_000L;
     private long keepAliveTimeMillis = 300_000L;
     private int maxRetries = 3;
-    private int maxInboundMessageSize = Integer.MAX_VALUE;
+    private int maxInboundMessageSize = 256 * 1024 * 1024;
     private boolean allowInsecureLocations;
+    private CredentialHosts credentialHosts = CredentialHosts.NONE;
+    private long taskMemoryLimit;
     private String catalog;
     private String schema;
 
@@ -352,6 +362,16 @@ public final class ConnectionSettings implements Serializable {
 
     public Builder allowInsecureLocations() {
       this.allowInsecureLocations = true;
+      return this;
+    }
+
+    public Builder credentialHosts(CredentialHosts hosts) {
+      this.credentialHosts = hosts;
+      return this;
+    }
+
+    public Builder taskMemoryLimit(long bytes) {
+      this.taskMemoryLimit = bytes;
       return this;
     }
 

@@ -72,12 +72,25 @@ final class CookieJar {
    * The {@code cookie} header of a call of {@code requestPath} to {@code to}: the cookies that go
    * there, longer paths first, then older ones first; null when none does.
    */
-  synchronized String header(FlightUri to, String requestPath, long nowMillis) {
+  String header(FlightUri to, String requestPath, long nowMillis) {
+    return header(to, requestPath, nowMillis, false);
+  }
+
+  /**
+   * As {@link #header(FlightUri, String, long)}, with only the cookies {@code to}'s host set for
+   * itself alone (no Domain): for a host the connection's credentials do not go to.
+   */
+  String ownCookiesHeader(FlightUri to, String requestPath, long nowMillis) {
+    return header(to, requestPath, nowMillis, true);
+  }
+
+  private synchronized String header(
+      FlightUri to, String requestPath, long nowMillis, boolean hostOnly) {
     cookies.removeIf(c -> c.expired(nowMillis));
     String host = to.host().toLowerCase(Locale.ROOT);
     List<SessionCookie> sent = new ArrayList<>();
     for (SessionCookie c : cookies) {
-      if ((c.hostOnly ? host.equals(c.domain) : domainMatches(host, c.domain))
+      if ((c.hostOnly ? host.equals(c.domain) : !hostOnly && domainMatches(host, c.domain))
           && pathMatches(requestPath, c.path)
           && (!c.secure || to.isTls())) {
         sent.add(c);

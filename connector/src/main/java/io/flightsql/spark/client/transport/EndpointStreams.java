@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The DoGet side of a session: which servers to try for an endpoint, and opening a ticket's stream
  * from the first of them that answers, without sending the session's credentials in clear to a
- * plaintext location of a TLS server. Streams allocate from the session's allocator. A stream from
- * {@link #open} belongs to its caller, who closes it before the session; {@link #forEachRow} and
- * {@link #schema} close theirs before they return. Not thread-safe, like its session.
+ * plaintext location of a TLS server, nor to a host that option {@code credentialHosts} does not
+ * name. Streams allocate from the session's allocator. A stream from {@link #open} belongs to its
+ * caller, who closes it before the session; {@link #forEachRow} and {@link #schema} close theirs
+ * before they return. Not thread-safe, like its session.
  */
 public final class EndpointStreams {
   private static final Logger LOG = LoggerFactory.getLogger(EndpointStreams.class);
@@ -69,7 +70,8 @@ public final class EndpointStreams {
    * of its own, so that it can outlive this session: see {@link KeptStreams}.
    */
   public KeptStreams.Kept openToKeep(FlightEndpoint endpoint) {
-    BufferAllocator allocator = Allocators.newChild("flightsql-kept-stream");
+    BufferAllocator allocator =
+        Allocators.newChild("flightsql-kept-stream", settings.taskMemoryLimit());
     List<FlightSqlClientWithOptions> made = new ArrayList<>();
     FlightUri[] target = new FlightUri[1];
     try {
@@ -102,6 +104,7 @@ public final class EndpointStreams {
     for (FlightUri target : targets) {
       try {
         refuseDowngrade(target);
+        refuseUntrusted(target);
         // Waiting for the stream's schema surfaces connection and server errors here, while
         // another location can still be tried.
         FlightStream stream = clientFor.apply(target).getStream(ticket);
@@ -217,6 +220,18 @@ public final class EndpointStreams {
         StreamWatch.silence("reading the answer of a metadata call or probe", timeout),
         "Check the server; if it is only slow, raise 'streamIdleTimeout' (0 waits for ever)",
         cause);
+  }
+
+  /**
+   * Refuses a location on a host the connection's credentials do not go to: on its own, the
+   * middleware would call it without them, and the read would fail in the server's words or, worse,
+   * read another server's data as an anonymous user.
+   */
+  private void refuseUntrusted(FlightUri target) {
+    List<String> credentials = settings.credentialOptions();
+    if (!credentials.isEmpty() && !settings.credentialHosts().allows(server, target)) {
+      throw new UntrustedLocationException(server, target, credentials);
+    }
   }
 
   /**

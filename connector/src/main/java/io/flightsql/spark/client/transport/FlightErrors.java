@@ -7,6 +7,7 @@ import java.util.Set;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.memory.OutOfMemoryException;
 
 /**
  * Builds every error the connector raises about a server, in one form: {@code [flightsql] <rpc>
@@ -101,6 +102,12 @@ public final class FlightErrors {
       CallStatus callStatus = ((FlightRuntimeException) carrier).status();
       status = callStatus.code().name();
       serverMessage = callStatus.description() == null ? "" : callStatus.description();
+    }
+    OutOfMemoryException outOfMemory = MemoryLimits.outOfMemory(t);
+    if (outOfMemory != null) {
+      String detail = MemoryLimits.detail(outOfMemory);
+      return build(
+          rpc, target, "RESOURCE_EXHAUSTED", detail, detail, MemoryLimits.fix(outOfMemory), t);
     }
     String detail = serverMessage.isEmpty() ? "(no message)" : serverMessage;
     String innermost = rootCauseDetail(t, serverMessage);
@@ -239,6 +246,9 @@ public final class FlightErrors {
         return "Check that the server is running and that option 'uri' names its host, port"
             + " and scheme (grpc:// for plaintext, grpc+tls:// for TLS)";
       case "RESOURCE_EXHAUSTED":
+        if (!MemoryLimits.oversizedMessage(serverMessage).isEmpty()) {
+          return MemoryLimits.oversizedMessage(serverMessage);
+        }
         if (serverMessage.contains("larger than max")) {
           return "The server refuses gRPC messages this large (gRPC's default limit is 4 MiB):"
               + " for a write, lower option 'batchBytes' (each batch is one message, a little"

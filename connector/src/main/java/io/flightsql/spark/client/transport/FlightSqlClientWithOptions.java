@@ -302,7 +302,7 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
         throw e;
       }
       LOG.info("{} refused the bearer token (UNAUTHENTICATED); logging in again", target);
-      state.tokenRefused();
+      state.tokenRefused(target);
       try {
         loginIfNeeded();
       } catch (RuntimeException loginFailed) {
@@ -318,7 +318,7 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
    * answers with a bearer token, which the middleware keeps for every later call.
    */
   private void loginIfNeeded() {
-    if (!state.needsLogin()) {
+    if (!state.needsLogin(target)) {
       return;
     }
     ConnectionSettings settings = state.settings();
@@ -338,7 +338,7 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
           .withCause(e)
           .toRuntimeException();
     }
-    if (state.needsLogin()) {
+    if (state.needsLogin(target)) {
       throw CallStatus.UNAUTHENTICATED
           .withDescription(
               "the server accepted the handshake but sent no bearer token (authorization header)")

@@ -73,7 +73,7 @@ class CallStateTest {
             .basicAuth("alice-" + System.nanoTime(), "pw")
             .build();
     CallState driver = new CallState(settings, SessionState.empty());
-    assertThat(driver.needsLogin()).isTrue();
+    assertThat(driver.needsLogin(settings.uri())).isTrue();
     CallHeaders handshakeAnswer = new FlightCallHeaders();
     handshakeAnswer.insert("authorization", "Bearer fresh-token");
     handshakeAnswer.insert("set-cookie", "flightsql_session=s1");
@@ -81,7 +81,7 @@ class CallStateTest {
         .forTarget(settings.uri())
         .onCallStarted(new CallInfo(FlightMethod.HANDSHAKE))
         .onHeadersReceived(handshakeAnswer);
-    assertThat(driver.needsLogin()).isFalse();
+    assertThat(driver.needsLogin(settings.uri())).isFalse();
     // The handshake itself carries the basic credentials of its call option, not the token.
     assertThat(send(driver, settings.uri(), FlightMethod.HANDSHAKE).containsKey("authorization"))
         .isFalse();
@@ -95,10 +95,10 @@ class CallStateTest {
     assertThat(all(sent, "authorization")).containsExactly("Bearer fresh-token");
     assertThat(all(sent, "cookie")).containsExactly("flightsql_session=s1");
 
-    executor.tokenRefused();
-    assertThat(executor.needsLogin()).isTrue();
+    executor.tokenRefused(settings.uri());
+    assertThat(executor.needsLogin(settings.uri())).isTrue();
     // A new session of the same identity in this JVM no longer starts with the refused token.
-    assertThat(new CallState(settings, SessionState.empty()).needsLogin()).isTrue();
+    assertThat(new CallState(settings, SessionState.empty()).needsLogin(settings.uri())).isTrue();
   }
 
   @Test
@@ -126,7 +126,12 @@ class CallStateTest {
   @Test
   void aDomainCookieGoesToItsDomainOnlyAndNoHostSetsOneForAnotherDomainOrAPublicSuffix() {
     FlightUri coordinator = FlightUri.of("coordinator.corp.example.com", 1, false);
-    CallState state = new CallState(ConnectionSettings.of(coordinator), SessionState.empty());
+    CallState state =
+        new CallState(
+            ConnectionSettings.builder(coordinator)
+                .credentialHosts(CredentialHosts.parse("*"))
+                .build(),
+            SessionState.empty());
     answer(
         state,
         coordinator,
@@ -157,6 +162,91 @@ class CallStateTest {
     assertThat(
             send(state, FlightUri.of("x.com", 1, false), FlightMethod.DO_GET).containsKey("cookie"))
         .isFalse();
+  }
+
+  @Test
+  void aDomainCookieGoesOnlyToTheHostsOptionCredentialHostsNames() {
+    FlightUri coordinator = FlightUri.of("coordinator.corp.example.com", 1, false);
+    FlightUri worker = FlightUri.of("worker7.corp.example.com", 1, false);
+    CallState state = new CallState(ConnectionSettings.of(coordinator), SessionState.empty());
+    answer(state, coordinator, FlightMethod.GET_FLIGHT_INFO, "shared=1; Domain=.corp.example.com");
+    answer(state, worker, FlightMethod.DO_GET, "own=w");
+    assertThat(all(send(state, worker, FlightMethod.DO_GET), "cookie")).containsExactly("own=w");
+    assertThat(all(send(state, coordinator, FlightMethod.DO_GET), "cookie"))
+        .containsExactly("shared=1");
+  }
+
+  @Test
+  void tokenAndHeadersGoOnlyToTheHostOfUriAndTheHostsOptionCredentialHostsNames() {
+    FlightUri uri = FlightUri.of("127.0.0.1", 1234, false);
+    FlightUri samePortElsewhere = FlightUri.of("127.0.0.2", 1234, false);
+    FlightUri otherPort = FlightUri.of("127.0.0.1", 5678, false);
+    ConnectionSettings.Builder settings =
+        ConnectionSettings.builder(uri).token("tok").header("x-api-key", "k3y");
+    CallState strict = new CallState(settings.build(), SessionState.empty());
+    CallHeaders elsewhere = send(strict, samePortElsewhere, FlightMethod.DO_GET);
+    assertThat(elsewhere.keys()).doesNotContain("authorization", "x-api-key", "cookie");
+    assertThat(all(send(strict, otherPort, FlightMethod.DO_GET), "x-api-key"))
+        .as("ports do not count")
+        .containsExactly("k3y");
+    assertThat(send(strict, FlightUri.of("localhost", 1234, false), FlightMethod.DO_GET).keys())
+        .as("another spelling of the same host is another host")
+        .doesNotContain("authorization");
+
+    CallState named =
+        new CallState(
+            settings.credentialHosts(CredentialHosts.parse("127.0.0.2")).build(),
+            SessionState.empty());
+    CallHeaders toWorker = send(named, samePortElsewhere, FlightMethod.DO_GET);
+    assertThat(all(toWorker, "authorization")).containsExactly("Bearer tok");
+    assertThat(all(toWorker, "x-api-key")).containsExactly("k3y");
+  }
+
+  @Test
+  void tokensAreKeptPerServerAndNoneIsTakenFromAHostTheCredentialsDoNotGoTo() {
+    FlightUri uri = FlightUri.of("127.0.0.1", 4321, false);
+    FlightUri worker = FlightUri.of("127.0.0.2", 4321, false);
+    FlightUri stranger = FlightUri.of("127.0.0.3", 4321, false);
+    ConnectionSettings settings =
+        ConnectionSettings.builder(uri)
+            .basicAuth("bob-" + System.nanoTime(), "pw")
+            .credentialHosts(CredentialHosts.parse("127.0.0.2"))
+            .build();
+    CallState state = new CallState(settings, SessionState.empty());
+    assertThat(state.needsLogin(stranger)).as("no login to a host not named").isFalse();
+    bearer(state, uri, "from-uri");
+    // The coordinator's token goes to the workers named, until one hands back its own.
+    assertThat(all(send(state, worker, FlightMethod.DO_GET), "authorization"))
+        .containsExactly("Bearer from-uri");
+    bearer(state, worker, "from-worker");
+    bearer(state, stranger, "from-stranger");
+    assertThat(all(send(state, worker, FlightMethod.DO_GET), "authorization"))
+        .containsExactly("Bearer from-worker");
+    assertThat(all(send(state, uri, FlightMethod.DO_GET), "authorization"))
+        .containsExactly("Bearer from-uri");
+    assertThat(send(state, stranger, FlightMethod.DO_GET).keys()).doesNotContain("authorization");
+    assertThat(state.snapshot().bearerToken()).isEqualTo("from-uri");
+
+    // Another session of the same identity in this JVM finds each server's own token.
+    CallState next = new CallState(settings, SessionState.empty());
+    assertThat(all(send(next, worker, FlightMethod.DO_GET), "authorization"))
+        .containsExactly("Bearer from-worker");
+    assertThat(all(send(next, uri, FlightMethod.DO_GET), "authorization"))
+        .containsExactly("Bearer from-uri");
+
+    // A worker that refuses the token gets a login of its own; the coordinator keeps its token.
+    next.tokenRefused(worker);
+    assertThat(next.needsLogin(worker)).isTrue();
+    assertThat(next.needsLogin(uri)).isFalse();
+  }
+
+  private static void bearer(CallState state, FlightUri from, String token) {
+    CallHeaders headers = new FlightCallHeaders();
+    headers.insert("authorization", "Bearer " + token);
+    state
+        .forTarget(from)
+        .onCallStarted(new CallInfo(FlightMethod.HANDSHAKE))
+        .onHeadersReceived(headers);
   }
 
   @Test
