@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flightsql.spark.client.transport.Allocators;
 import io.flightsql.spark.testing.ArrowLeakCheckExtension;
+import io.flightsql.spark.testing.EmbeddedServerExtension;
 import io.flightsql.spark.testing.HandBuiltFlightSqlServer;
 import io.flightsql.spark.testing.SparkSessionExtension;
 import java.util.List;
@@ -18,9 +19,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,9 +32,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A record batch larger than a read can hold fails its task with a message naming the option that
  * bounds it and the batch's size, instead of the executor growing until it is killed: a batch over
  * option {@code maxInboundMessageSize} (gRPC refuses the message) and one over option {@code
- * taskMemoryLimit} (the task's Arrow allocator refuses it). Either leaves no Arrow memory behind,
- * and the next read in the same Spark session works. The server is a real Flight server sending one
- * 4 MiB record batch.
+ * taskMemoryLimit} (the task's Arrow allocator refuses it), and a row a write task cannot hold.
+ * Each leaves no Arrow memory behind, and the next read or write in the same Spark session works.
+ * The servers are real Flight servers: one sending one 4 MiB record batch, and the embedded DuckDB
+ * one for writes.
  */
 @ExtendWith(ArrowLeakCheckExtension.class)
 class MemoryLimitsTest {
@@ -39,7 +43,14 @@ class MemoryLimitsTest {
   private static final long BODY_BYTES = ROWS * 8L;
   private static final int ONE_MIB = 1024 * 1024;
 
-  @RegisterExtension static final SparkSessionExtension spark = SparkSessionExtension.local();
+  @RegisterExtension
+  @Order(1)
+  static final EmbeddedServerExtension duckDb =
+      EmbeddedServerExtension.duckDb(server -> server.port(0).lineitemRows(0));
+
+  @RegisterExtension
+  @Order(2)
+  static final SparkSessionExtension spark = SparkSessionExtension.local();
 
   private static HandBuiltFlightSqlServer server;
 
@@ -106,6 +117,43 @@ class MemoryLimitsTest {
         .hasMessageContaining("of its limit of 1048576 bytes (option 'taskMemoryLimit')")
         .hasMessageContaining("Raise option 'taskMemoryLimit'");
     assertThat(read(Map.of())).hasSize(ROWS);
+  }
+
+  @Test
+  void aRowOverTaskMemoryLimitFailsTheWriteTaskNamingTheOption() {
+    Dataset<Row> wide = spark.session().sql("SELECT 1 AS id, repeat('x', 4194304) AS s");
+    assertThatThrownBy(
+            () ->
+                wide.write()
+                    .format("flightsql")
+                    .option("uri", duckDb.uri())
+                    .option("dbtable", "wide_rows")
+                    .option("taskMemoryLimit", String.valueOf(ONE_MIB))
+                    .mode("append")
+                    .save())
+        .hasMessageContaining(
+            "[flightsql] Building a record batch to send failed for "
+                + duckDb.uri()
+                + ": RESOURCE_EXHAUSTED: a record batch needs")
+        .hasMessageContaining("of its limit of 1048576 bytes (option 'taskMemoryLimit')");
+
+    wide.write()
+        .format("flightsql")
+        .option("uri", duckDb.uri())
+        .option("dbtable", "wide_rows")
+        .mode("append")
+        .save();
+    assertThat(
+            spark
+                .session()
+                .read()
+                .format("flightsql")
+                .option("uri", duckDb.uri())
+                .option("query", "SELECT length(s) AS n FROM wide_rows")
+                .load()
+                .collectAsList())
+        .extracting(r -> r.getLong(0))
+        .containsExactly(4194304L);
   }
 
   @Test

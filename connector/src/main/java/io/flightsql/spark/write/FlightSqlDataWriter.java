@@ -12,6 +12,7 @@ import io.flightsql.spark.metrics.RowsWrittenMetric;
 import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.vector.ArrowBatchBuilder;
 import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -127,7 +128,12 @@ final class FlightSqlDataWriter implements DataWriter<InternalRow> {
     if (upload == null) {
       start();
     }
-    batch.append(row);
+    try {
+      batch.append(row);
+    } catch (OutOfMemoryException e) {
+      // A row (or batch) larger than option 'taskMemoryLimit' lets the task hold.
+      throw FlightErrors.rpcFailed("Building a record batch to send", session.server(), e);
+    }
     rowsWritten++;
     if (batch.rowCount() >= plan.config().batchRows()
         || batch.estimatedBytes() >= plan.config().batchBytes()) {

@@ -63,9 +63,10 @@ final class MemoryLimits {
           + " (spark.executor.cores), or lower option 'taskMemoryLimit' so that each task fails"
           + " alone, or have the server send smaller record batches";
     }
-    return "Raise option 'taskMemoryLimit' (a read holds up to three record batches at once;"
-        + " the memory is off the JVM's heap, so the executor's container needs room for it:"
-        + " spark.executor.memoryOverhead), or have the server send smaller record batches";
+    return "Raise option 'taskMemoryLimit' (a read holds up to three record batches at once, a"
+        + " write the one it fills, up to option 'batchBytes'; the memory is off the JVM's heap,"
+        + " so the executor's container needs room for it: spark.executor.memoryOverhead), or"
+        + " have the server send smaller record batches";
   }
 
   /** The hint for a message over option {@code maxInboundMessageSize}; empty for other text. */

@@ -200,6 +200,26 @@ class CallStateTest {
     CallHeaders toWorker = send(named, samePortElsewhere, FlightMethod.DO_GET);
     assertThat(all(toWorker, "authorization")).containsExactly("Bearer tok");
     assertThat(all(toWorker, "x-api-key")).containsExactly("k3y");
+
+    CallState domain =
+        new CallState(
+            ConnectionSettings.builder(FlightUri.of("fe.doris.internal", 9030, false))
+                .token("tok")
+                .credentialHosts(CredentialHosts.parse("*.doris.internal"))
+                .build(),
+            SessionState.empty());
+    assertThat(
+            all(
+                send(domain, FlightUri.of("be7.doris.internal", 8050, false), FlightMethod.DO_GET),
+                "authorization"))
+        .containsExactly("Bearer tok");
+    assertThat(
+            send(
+                    domain,
+                    FlightUri.of("be7.doris.internal.example.org", 8050, false),
+                    FlightMethod.DO_GET)
+                .keys())
+        .doesNotContain("authorization");
   }
 
   @Test
