@@ -49,6 +49,13 @@ class EndpointCredentialsTest {
     coordinator = HandBuiltFlightSqlServer.start("127.0.0.1");
     worker = HandBuiltFlightSqlServer.start("127.0.0.2");
     sameHost = HandBuiltFlightSqlServer.start("127.0.0.1");
+    for (HandBuiltFlightSqlServer server : List.of(coordinator, worker, sameHost)) {
+      registerIds(server);
+    }
+  }
+
+  /** Serves {@code ids}, one endpoint of {@link #ROWS} BIGINTs; any server's ticket names it. */
+  private static void registerIds(HandBuiltFlightSqlServer server) {
     Schema schema = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(64, true))));
     try (BufferAllocator allocator = new RootAllocator();
         VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
@@ -58,9 +65,7 @@ class EndpointCredentialsTest {
         id.set(i, i);
       }
       root.setRowCount(ROWS);
-      for (HandBuiltFlightSqlServer server : List.of(coordinator, worker, sameHost)) {
-        server.dataset("ids", schema).batch(root).register();
-      }
+      server.dataset("ids", schema).batch(root).register();
     }
   }
 
@@ -167,6 +172,57 @@ class EndpointCredentialsTest {
     assertThat(read(Map.of())).isEqualTo(ROWS);
     calls = doGets(coordinator);
     assertCarriedTheCredentials(calls.subList(before, calls.size()));
+  }
+
+  /**
+   * Basic authentication with a coordinator and a worker that each issue their own token: the
+   * worker refuses the coordinator's, so the connector logs in to the worker itself, and no token
+   * goes to a server that did not issue it (beyond the coordinator's, which named workers get
+   * first). Without the option, the worker receives no call, not even a login.
+   */
+  @Test
+  void aBasicLoginGoesToANamedWorkerWhenItRefusesTheCoordinatorsToken() {
+    String user = "alice-" + System.nanoTime();
+    String password = "pw-Secr3t-login";
+    try (HandBuiltFlightSqlServer front = HandBuiltFlightSqlServer.start("127.0.0.1");
+        HandBuiltFlightSqlServer back = HandBuiltFlightSqlServer.start("127.0.0.2")) {
+      registerIds(front);
+      registerIds(back);
+      front.requireBasicLogin(user, password, "front-token");
+      back.requireBasicLogin(user, password, "back-token");
+      front.endpointLocations(back.uri());
+      Map<String, String> options = new HashMap<>();
+      options.put("uri", front.uri());
+      options.put("query", "ids");
+      options.put("username", user);
+      options.put("password", password);
+
+      assertThatThrownBy(
+              () ->
+                  spark
+                      .session()
+                      .read()
+                      .format("flightsql")
+                      .options(options)
+                      .load()
+                      .collectAsList())
+          .hasMessageContaining("[flightsql] DoGet refused for " + back.uri())
+          .hasMessageContaining("the connection's credentials (username/password)");
+      assertThat(back.calls()).isEmpty();
+
+      options.put("credentialHosts", "127.0.0.2");
+      assertThat(spark.session().read().format("flightsql").options(options).load().collectAsList())
+          .hasSize(ROWS);
+      assertThat(back.calls())
+          .extracting(c -> c.method() + " " + c.headers().get("authorization"))
+          .containsSubsequence(
+              "DoGet Bearer front-token",
+              "Handshake " + front.calls().get(0).headers().get("authorization"),
+              "DoGet Bearer back-token");
+      assertThat(front.calls())
+          .extracting(c -> c.headers().get("authorization"))
+          .doesNotContain("Bearer back-token");
+    }
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.flightsql.spark.testing;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +71,9 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
   private final List<ReceivedCall> calls = new CopyOnWriteArrayList<>();
   private volatile List<String> locations = List.of();
 
+  /** {@code Basic <user:password>} and the bearer token it gets, when logins are required. */
+  private volatile String[] login;
+
   private HandBuiltFlightSqlServer(String host) throws IOException {
     this.host = host;
     this.server =
@@ -113,6 +118,19 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
     locations = List.of(uris);
   }
 
+  /**
+   * From now on, every call but a Handshake needs {@code authorization: Bearer <token>}, else it
+   * fails with UNAUTHENTICATED; a Handshake with {@code authorization: Basic} and this user and
+   * password gets the token back in its {@code authorization} header, as Arrow's basic-to-bearer
+   * authenticator answers.
+   */
+  public void requireBasicLogin(String user, String password, String token) {
+    String basic =
+        Base64.getEncoder()
+            .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    login = new String[] {"Basic " + basic, "Bearer " + token};
+  }
+
   /** A call this server received: its method ({@code DoGet}) and request headers, non-binary. */
   public record ReceivedCall(String method, Map<String, String> headers) {}
 
@@ -132,10 +150,36 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
           received.put(name, headers.get(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER)));
         }
       }
-      calls.add(new ReceivedCall(call.getMethodDescriptor().getBareMethodName(), received));
-      return next.startCall(call, headers);
+      String method = call.getMethodDescriptor().getBareMethodName();
+      calls.add(new ReceivedCall(method, received));
+      String[] required = login;
+      if (required == null) {
+        return next.startCall(call, headers);
+      }
+      String given = received.get("authorization");
+      boolean handshake = method.equals("Handshake");
+      if (!(handshake ? required[0] : required[1]).equals(given)) {
+        call.close(
+            Status.UNAUTHENTICATED.withDescription("wrong or missing credentials"), new Metadata());
+        return new ServerCall.Listener<>() {};
+      }
+      if (!handshake) {
+        return next.startCall(call, headers);
+      }
+      return next.startCall(
+          new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+            @Override
+            public void sendHeaders(Metadata answer) {
+              answer.put(AUTHORIZATION, required[1]);
+              super.sendHeaders(answer);
+            }
+          },
+          headers);
     }
   }
+
+  private static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   /**
    * Starts describing the dataset served for the query text {@code name}; nothing is served until
@@ -210,6 +254,25 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
 
   /** The gRPC Flight service over the registered datasets. */
   private final class Service extends FlightServiceGrpc.FlightServiceImplBase {
+    /** Answers a handshake with one empty message, which carries the headers, and its end. */
+    @Override
+    public StreamObserver<Flight.HandshakeRequest> handshake(
+        StreamObserver<Flight.HandshakeResponse> observer) {
+      observer.onNext(Flight.HandshakeResponse.getDefaultInstance());
+      return new StreamObserver<>() {
+        @Override
+        public void onNext(Flight.HandshakeRequest request) {}
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onCompleted() {
+          observer.onCompleted();
+        }
+      };
+    }
+
     @Override
     public void getSchema(
         Flight.FlightDescriptor request, StreamObserver<Flight.SchemaResult> observer) {
