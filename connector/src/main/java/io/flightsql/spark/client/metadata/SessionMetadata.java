@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.sql.FlightSqlClient;
@@ -228,21 +229,24 @@ public final class SessionMetadata {
     return rows;
   }
 
-  /** See {@code FlightSqlSession.tableExists(TableRef)}. */
-  public boolean tableExists(TableRef table) {
-    return tables(table.catalog(), table.schema(), table.name(), false).stream()
-        .anyMatch(t -> sameTable(t.ref(), table, true));
-  }
-
-  /** See {@code FlightSqlSession.findTable(TableRef, boolean, boolean)}. */
-  public Optional<ServerTable> findTable(
-      TableRef table, boolean caseSensitive, boolean withColumns) {
+  /** See {@code FlightSqlSession.findTable(TableRef, NameLookup, boolean)}. */
+  public Optional<ServerTable> findTable(TableRef table, NameLookup lookup, boolean withColumns) {
+    List<ServerTable> exact = new ArrayList<>();
     for (ServerTable t : tables(table.catalog(), table.schema(), table.name(), withColumns)) {
       if (sameTable(t.ref(), table, true)) {
-        return Optional.of(t);
+        exact.add(t);
       }
     }
-    if (caseSensitive) {
+    if (!exact.isEmpty()) {
+      TableRef chosen =
+          choose(
+              table,
+              exact.stream().map(ServerTable::ref).collect(Collectors.toList()),
+              false,
+              lookup);
+      return exact.stream().filter(t -> t.ref().equals(chosen)).findFirst();
+    }
+    if (lookup.caseSensitive()) {
       return Optional.empty();
     }
     // GetTables patterns match case as the server does: list the server's tables and compare.
@@ -255,17 +259,7 @@ public final class SessionMetadata {
     if (matches.isEmpty()) {
       return Optional.empty();
     }
-    if (matches.size() > 1) {
-      throw new IllegalArgumentException(
-          "Table "
-              + table
-              + " matches several tables on "
-              + server
-              + " when case is ignored: "
-              + matches
-              + ". Name one in its exact spelling, or set spark.sql.caseSensitive=true.");
-    }
-    TableRef found = matches.get(0);
+    TableRef found = choose(table, matches, true, lookup);
     for (ServerTable t : tables(found.catalog(), found.schema(), found.name(), withColumns)) {
       if (sameTable(t.ref(), found, true)) {
         return Optional.of(t);
@@ -274,9 +268,19 @@ public final class SessionMetadata {
     return Optional.empty();
   }
 
+  private TableRef choose(
+      TableRef wanted, List<TableRef> candidates, boolean ignoringCase, NameLookup lookup) {
+    return TableChoice.choose(
+        wanted,
+        candidates,
+        ignoringCase,
+        () -> CurrentSchema.ask(clients, streams, lookup),
+        server);
+  }
+
   /**
-   * See {@code FlightSqlSession.findTable(TableRef, boolean, boolean, String)}: the table, with the
-   * columns of {@code probeSql}'s answer, or empty when the server refuses the query.
+   * See {@code FlightSqlSession.findTable(TableRef, NameLookup, boolean, String)}: the table, with
+   * the columns of {@code probeSql}'s answer, or empty when the server refuses the query.
    */
   public Optional<ServerTable> probeTable(TableRef table, String probeSql) {
     try {
