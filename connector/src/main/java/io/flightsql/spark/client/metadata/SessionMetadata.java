@@ -231,6 +231,7 @@ public final class SessionMetadata {
 
   /** See {@code FlightSqlSession.findTable(TableRef, NameLookup, boolean)}. */
   public Optional<ServerTable> findTable(TableRef table, NameLookup lookup, boolean withColumns) {
+    Supplier<CurrentSchema> current = () -> CurrentSchema.ask(clients, streams, lookup);
     List<ServerTable> exact = new ArrayList<>();
     for (ServerTable t : tables(table.catalog(), table.schema(), table.name(), withColumns)) {
       if (sameTable(t.ref(), table, true)) {
@@ -238,12 +239,8 @@ public final class SessionMetadata {
       }
     }
     if (!exact.isEmpty()) {
-      TableRef chosen =
-          choose(
-              table,
-              exact.stream().map(ServerTable::ref).collect(Collectors.toList()),
-              false,
-              lookup);
+      List<TableRef> refs = exact.stream().map(ServerTable::ref).collect(Collectors.toList());
+      TableRef chosen = TableChoice.choose(table, refs, false, current, server);
       return exact.stream().filter(t -> t.ref().equals(chosen)).findFirst();
     }
     if (lookup.caseSensitive()) {
@@ -259,23 +256,13 @@ public final class SessionMetadata {
     if (matches.isEmpty()) {
       return Optional.empty();
     }
-    TableRef found = choose(table, matches, true, lookup);
+    TableRef found = TableChoice.choose(table, matches, true, current, server);
     for (ServerTable t : tables(found.catalog(), found.schema(), found.name(), withColumns)) {
       if (sameTable(t.ref(), found, true)) {
         return Optional.of(t);
       }
     }
     return Optional.empty();
-  }
-
-  private TableRef choose(
-      TableRef wanted, List<TableRef> candidates, boolean ignoringCase, NameLookup lookup) {
-    return TableChoice.choose(
-        wanted,
-        candidates,
-        ignoringCase,
-        () -> CurrentSchema.ask(clients, streams, lookup),
-        server);
   }
 
   /**
