@@ -32,7 +32,7 @@ final class CurrentSchema {
   private final ServerSchema place;
   private final String source;
 
-  private CurrentSchema(ServerSchema place, String source) {
+  CurrentSchema(ServerSchema place, String source) {
     this.place = place;
     this.source = source;
   }

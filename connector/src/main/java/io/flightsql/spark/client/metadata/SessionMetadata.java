@@ -241,7 +241,11 @@ public final class SessionMetadata {
     if (!exact.isEmpty()) {
       List<TableRef> refs = exact.stream().map(ServerTable::ref).collect(Collectors.toList());
       TableRef chosen = TableChoice.choose(table, refs, false, current, server);
-      return exact.stream().filter(t -> t.ref().equals(chosen)).findFirst();
+      // Asked again for the one table: a server may give each table of a shared name the columns
+      // of all of them (Arrow's Derby example keys GetTables' columns by the table's name alone).
+      return exact.size() == 1 || !withColumns
+          ? exact.stream().filter(t -> t.ref().equals(chosen)).findFirst()
+          : listed(chosen, withColumns);
     }
     if (lookup.caseSensitive()) {
       return Optional.empty();
@@ -256,7 +260,11 @@ public final class SessionMetadata {
     if (matches.isEmpty()) {
       return Optional.empty();
     }
-    TableRef found = TableChoice.choose(table, matches, true, current, server);
+    return listed(TableChoice.choose(table, matches, true, current, server), withColumns);
+  }
+
+  /** The table as GetTables lists it when asked for it by its exact catalog, schema and name. */
+  private Optional<ServerTable> listed(TableRef found, boolean withColumns) {
     for (ServerTable t : tables(found.catalog(), found.schema(), found.name(), withColumns)) {
       if (sameTable(t.ref(), found, true)) {
         return Optional.of(t);
