@@ -1,6 +1,7 @@
 package io.flightsql.spark.catalog;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.metadata.NameLookup;
 import io.flightsql.spark.client.metadata.ServerSchema;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
@@ -222,7 +223,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
     TableRef wanted = namespaces.tableRef(session, ident);
     Optional<ServerTable> found;
     try {
-      found = session.findTable(wanted, ServerNamespaces.caseSensitive(), true);
+      found = session.findTable(wanted, namespaces.lookup(session), true);
     } catch (FlightSqlConnectorException e) {
       if (!"UNIMPLEMENTED".equals(e.statusCode())) {
         throw e;
@@ -289,7 +290,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
                   .resolve(session, ident.namespace())
                   .orElseThrow(() -> new NoSuchNamespaceException(ident.namespace()));
       TableRef table = new TableRef(place.catalog(), place.schema(), ident.name());
-      if (session.findTable(table, ServerNamespaces.caseSensitive(), false).isPresent()) {
+      if (session.findTable(table, namespaces.lookup(session), false).isPresent()) {
         throw new TableAlreadyExistsException(ident);
       }
       Dialect dialect = connection.dialect(session);
@@ -312,8 +313,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
   public boolean dropTable(Identifier ident) {
     try (FlightSqlSession session = connection.open("drop")) {
       Optional<ServerTable> found =
-          session.findTable(
-              namespaces.tableRef(session, ident), ServerNamespaces.caseSensitive(), false);
+          session.findTable(namespaces.tableRef(session, ident), namespaces.lookup(session), false);
       if (!found.isPresent()) {
         return false;
       }
@@ -328,9 +328,10 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
       throws NoSuchTableException, TableAlreadyExistsException {
     try (FlightSqlSession session = connection.open("rename")) {
       boolean caseSensitive = ServerNamespaces.caseSensitive();
+      NameLookup lookup = namespaces.lookup(session);
       TableRef from =
           session
-              .findTable(namespaces.tableRef(session, oldIdent), caseSensitive, false)
+              .findTable(namespaces.tableRef(session, oldIdent), lookup, false)
               .orElseThrow(() -> new NoSuchTableException(oldIdent))
               .ref();
       if (newIdent.namespace().length > 0) {
@@ -348,7 +349,7 @@ public class FlightSqlTableCatalog implements TableCatalog, SupportsNamespaces {
         }
       }
       TableRef to = from.withName(newIdent.name());
-      if (session.findTable(to, caseSensitive, false).isPresent()) {
+      if (session.findTable(to, lookup, false).isPresent()) {
         throw new TableAlreadyExistsException(newIdent);
       }
       Dialect dialect = connection.dialect(session);

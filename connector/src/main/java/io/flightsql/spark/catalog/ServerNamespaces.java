@@ -1,6 +1,7 @@
 package io.flightsql.spark.catalog;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.metadata.NameLookup;
 import io.flightsql.spark.client.metadata.ServerSchema;
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.client.transport.FlightErrors;
@@ -108,6 +109,16 @@ final class ServerNamespaces {
                     + namespace.length
                     + " namespace levels; a Flight SQL server has at most two (catalog.schema)."));
     }
+  }
+
+  /**
+   * How the catalog looks a table's name up: with Spark's {@code spark.sql.caseSensitive}, and,
+   * where the name matches tables in several schemas, the server's current schema as its dialect
+   * asks for it.
+   */
+  NameLookup lookup(FlightSqlSession session) {
+    connection.capabilities(session);
+    return NameLookup.of(caseSensitive(), connection.knownDialect().currentSchemaQuery());
   }
 
   static Identifier identifier(TableRef table) {

@@ -1,5 +1,6 @@
 package io.flightsql.spark.client;
 
+import io.flightsql.spark.client.metadata.NameLookup;
 import io.flightsql.spark.client.metadata.SchemaRuns;
 import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.ServerFacts;
@@ -206,36 +207,34 @@ public final class FlightSqlSession implements AutoCloseable {
     return metadata.countRows(query);
   }
 
-  /** Whether the table exists (GetTables, then an exact match on each given part of the name). */
-  public boolean tableExists(TableRef table) {
-    return metadata.tableExists(table);
-  }
-
   /**
    * The table {@code table} names, as the server lists it (GetTables): the exact spelling first;
-   * unless {@code caseSensitive}, else the one table whose name (and given qualifiers) equal it
-   * ignoring case.
+   * unless case matters ({@link NameLookup#caseSensitive()}), else the one table whose name (and
+   * given qualifiers) equal it ignoring case. A name without its schema (or catalog) that matches
+   * tables in several places means the one in the server's current schema, as the server's SQL
+   * takes it ({@code CurrentSchema}: GetSessionOptions, else the established dialect's query).
    *
    * @param withColumns whether to ask for the table's columns too (GetTables include_schema)
-   * @throws IllegalArgumentException when case is ignored and several tables match
+   * @throws IllegalArgumentException when the name matches several tables and the server's current
+   *     schema does not choose one of them, listing them and how to name one
    */
-  public Optional<ServerTable> findTable(
-      TableRef table, boolean caseSensitive, boolean withColumns) {
-    return metadata.findTable(table, caseSensitive, withColumns);
+  public Optional<ServerTable> findTable(TableRef table, NameLookup lookup, boolean withColumns) {
+    return metadata.findTable(table, lookup, withColumns);
   }
 
   /**
-   * As {@link #findTable(TableRef, boolean, boolean)}, on a server that may lack GetTables: where
-   * it answers UNIMPLEMENTED (remembered per server in this JVM, so each miss costs one call), the
-   * table is looked for as Spark's JDBC source does, with {@code probeSql}, a query of the table
-   * that returns no row ({@code SELECT * FROM t WHERE 1 = 0}): the table exists, with the columns
-   * of its answer, when the server runs it, and does not when the server refuses it.
+   * As {@link #findTable(TableRef, NameLookup, boolean)}, on a server that may lack GetTables:
+   * where it answers UNIMPLEMENTED (remembered per server in this JVM, so each miss costs one
+   * call), the table is looked for as Spark's JDBC source does, with {@code probeSql}, a query of
+   * the table that returns no row ({@code SELECT * FROM t WHERE 1 = 0}): the table exists, with the
+   * columns of its answer, when the server runs it, and does not when the server refuses it. The
+   * server resolves the name in {@code probeSql} itself.
    */
   public Optional<ServerTable> findTable(
-      TableRef table, boolean caseSensitive, boolean withColumns, String probeSql) {
+      TableRef table, NameLookup lookup, boolean withColumns, String probeSql) {
     if (!facts().lacks("GetTables")) {
       try {
-        return metadata.findTable(table, caseSensitive, withColumns);
+        return metadata.findTable(table, lookup, withColumns);
       } catch (FlightSqlConnectorException e) {
         if (!"UNIMPLEMENTED".equals(e.statusCode())) {
           throw e;

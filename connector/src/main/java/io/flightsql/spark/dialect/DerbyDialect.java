@@ -120,4 +120,9 @@ final class DerbyDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("RENAME TABLE " + table(table) + " TO " + quoted(newName));
   }
+
+  @Override
+  public Optional<String> currentSchemaQuery() {
+    return Optional.of("VALUES CURRENT SCHEMA");
+  }
 }

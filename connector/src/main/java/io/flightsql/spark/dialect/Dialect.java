@@ -341,6 +341,15 @@ public abstract class Dialect implements Serializable {
     return Optional.empty();
   }
 
+  /**
+   * A query whose one row says where the server looks for a table named without its schema: the
+   * current catalog and schema (two columns), or the current schema alone (one column); empty where
+   * the dialect knows none. Only a dialect the user or the server's name established is asked.
+   */
+  public Optional<String> currentSchemaQuery() {
+    return Optional.empty();
+  }
+
   private String columnList(StructType schema) {
     StringBuilder columns = new StringBuilder();
     for (StructField field : schema.fields()) {

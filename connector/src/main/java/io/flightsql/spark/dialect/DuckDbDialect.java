@@ -107,4 +107,9 @@ final class DuckDbDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  @Override
+  public Optional<String> currentSchemaQuery() {
+    return Optional.of("SELECT current_database(), current_schema()");
+  }
 }

@@ -2,6 +2,7 @@ package io.flightsql.spark.dialect;
 
 import java.io.Serializable;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What choosing a server's dialect established ({@link Dialects#resolve}): the dialect, and how its
@@ -68,6 +69,15 @@ public final class ResolvedDialect implements Serializable {
    */
   public boolean sqlGuessed() {
     return quoting != Quoting.NAMED_BY_USER && quoting != Quoting.SERVER_NAME;
+  }
+
+  /**
+   * The query that asks the server where it looks for tables named without their schema ({@link
+   * Dialect#currentSchemaQuery()}), where the dialect is established rather than guessed: a guessed
+   * dialect's query could fail, or answer something else, on the server.
+   */
+  public Optional<String> currentSchemaQuery() {
+    return sqlGuessed() ? Optional.empty() : dialect.currentSchemaQuery();
   }
 
   @Override

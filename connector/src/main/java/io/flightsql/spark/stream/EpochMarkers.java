@@ -3,11 +3,13 @@ package io.flightsql.spark.stream;
 import io.flightsql.spark.client.EndpointCursor;
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.PlanningCancellation;
+import io.flightsql.spark.client.metadata.NameLookup;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlWriteConfig;
 import io.flightsql.spark.dialect.Dialect;
+import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.write.CommitGuard;
 import java.util.Optional;
 import org.apache.arrow.vector.FieldVector;
@@ -82,7 +84,9 @@ final class EpochMarkers {
       Optional<ServerTable> found =
           session.findTable(
               markerTable,
-              false,
+              NameLookup.of(
+                  false,
+                  Dialects.resolve(config.dialect(), session.capabilities()).currentSchemaQuery()),
               false,
               "SELECT * FROM " + dialect.table(markerTable) + " WHERE 1 = 0");
       TableRef table;

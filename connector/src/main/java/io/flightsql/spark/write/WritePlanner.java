@@ -1,6 +1,7 @@
 package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.FlightSqlSession;
+import io.flightsql.spark.client.metadata.NameLookup;
 import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.ServerTable;
 import io.flightsql.spark.client.metadata.TableRef;
@@ -10,6 +11,7 @@ import io.flightsql.spark.config.FlightSqlWriteConfig.Atomic;
 import io.flightsql.spark.config.FlightSqlWriteConfig.WriteMethod;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.dialect.ResolvedDialect;
 import io.flightsql.spark.types.UnsupportedSparkTypeException;
 import io.flightsql.spark.write.WritePlan.Commit;
 import io.flightsql.spark.write.WritePlan.TableChange;
@@ -79,14 +81,15 @@ final class WritePlanner {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "write-plan")) {
       ServerCapabilities capabilities = session.capabilities();
       WriteMethod method = method(capabilities);
-      Dialect dialect = Dialects.resolve(config.dialect(), capabilities).dialect();
+      ResolvedDialect resolved = Dialects.resolve(config.dialect(), capabilities);
+      Dialect dialect = resolved.dialect();
       requireTransactionsForAtomic(capabilities);
       boolean keepsDefinition =
           mode == SaveMode.Append || (mode == SaveMode.Overwrite && config.truncate());
       Optional<ServerTable> found =
           session.findTable(
               config.table(),
-              caseSensitive,
+              NameLookup.of(caseSensitive, resolved.currentSchemaQuery()),
               keepsDefinition,
               "SELECT * FROM " + dialect.table(config.table()) + " WHERE 1 = 0");
       if (found.isPresent() && mode == SaveMode.ErrorIfExists) {

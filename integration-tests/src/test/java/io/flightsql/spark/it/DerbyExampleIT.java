@@ -213,6 +213,11 @@ class DerbyExampleIT extends FlightSqlContractSuite
     }
 
     @Override
+    String secondSchema() {
+      return "NAMES_SECOND";
+    }
+
+    @Override
     String ddlType(ContractColumn column) {
       return byColumn(column, "INT", "VARCHAR(100)", "DOUBLE", "TIMESTAMP");
     }

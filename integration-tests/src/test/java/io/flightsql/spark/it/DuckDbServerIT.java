@@ -194,6 +194,11 @@ class DuckDbServerIT extends FlightSqlContractSuite
       return "memory.main";
     }
 
+    @Override
+    String secondSchema() {
+      return "names_second";
+    }
+
     private final DuckDbFlightSqlServer server;
 
     DuckDbQuirks(DuckDbFlightSqlServer server) {

@@ -367,6 +367,82 @@ abstract class FlightSqlContractSuite {
     return rows;
   }
 
+  /**
+   * A table name that two schemas share (the server's current one and {@link
+   * ServerQuirks#secondSchema()}): without its schema, every write takes the table the server's own
+   * SQL means by the name, in its current schema; with its schema, the table it names. Where the
+   * connector cannot establish the server's current schema (option {@code dialect=ansi} has no
+   * query for it), the write is refused, naming both tables, and changes nothing.
+   */
+  @Test
+  void aNameTwoSchemasShareMeansTheTableTheServersSqlMeans() {
+    String second = quirks.secondSchema();
+    Assumptions.assumeTrue(second != null, quirks.name() + " lists the tables of one schema only");
+    Assumptions.assumeFalse(
+        quirks.writeMethods().isEmpty(), quirks.name() + " takes no writes through Flight SQL");
+    String table = quirks.reportedName("names_shared");
+    String qualified = second + "." + table;
+    String id = quirks.ddlType(ContractColumn.ID);
+    quirks.executeUpdate("CREATE SCHEMA " + second);
+    quirks.executeUpdate("CREATE TABLE " + table + " (id " + id + ")");
+    quirks.executeUpdate("INSERT INTO " + table + " VALUES (1), (2), (3), (4), (5)");
+    quirks.executeUpdate("CREATE TABLE " + qualified + " (id " + id + ")");
+    quirks.executeUpdate("INSERT INTO " + qualified + " VALUES (1), (2), (3)");
+
+    writeTwoRows(table, "append", "auto");
+    assertThat(rowsIn(table, qualified)).containsExactly(7L, 3L);
+    writeTwoRows(table, "append", "false");
+    assertThat(rowsIn(table, qualified)).containsExactly(9L, 3L);
+    writeTwoRows(table, "overwrite", "auto");
+    assertThat(rowsIn(table, qualified)).containsExactly(2L, 3L);
+    writeTwoRows(qualified, "append", "auto");
+    assertThat(rowsIn(table, qualified)).containsExactly(2L, 5L);
+
+    assertThatThrownBy(
+            () ->
+                spark()
+                    .range(100, 102)
+                    .selectExpr("CAST(id AS INT) AS " + quirks.reportedName("id"))
+                    .write()
+                    .format("flightsql")
+                    .option("uri", quirks.uri())
+                    .options(quirks.options())
+                    .option("dbtable", table)
+                    .option("dialect", "ansi")
+                    .mode("append")
+                    .save())
+        .hasMessageContaining("[flightsql] Table \"" + table + "\" names 2 tables")
+        .hasMessageContaining("\"" + second + "\".\"" + table + "\"")
+        .hasMessageContaining("could not be established")
+        .hasMessageContaining("Name the table with its schema");
+    assertThat(rowsIn(table, qualified)).containsExactly(2L, 5L);
+  }
+
+  /** Two rows from one task: one prepared statement at a time on servers that pool them. */
+  private void writeTwoRows(String dbtable, String mode, String atomic) {
+    spark()
+        .range(100, 102, 1, 1)
+        .selectExpr("CAST(id AS INT) AS " + quirks.reportedName("id"))
+        .write()
+        .format("flightsql")
+        .option("uri", quirks.uri())
+        .options(quirks.options())
+        .option("dbtable", dbtable)
+        .option("writeMethod", quirks.writeMethods().get(0))
+        .option("atomic", atomic)
+        .mode(mode)
+        .save();
+  }
+
+  /** The rows a read of each table by name finds. */
+  private List<Long> rowsIn(String... tables) {
+    List<Long> counts = new ArrayList<>();
+    for (String table : tables) {
+      counts.add(flightsql().option("dbtable", table).load().count());
+    }
+    return counts;
+  }
+
   @Test
   void readsAnEmptyResultWithItsSchema() {
     Dataset<Row> none =

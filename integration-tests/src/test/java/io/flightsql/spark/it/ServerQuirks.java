@@ -103,6 +103,15 @@ abstract class ServerQuirks {
     return null;
   }
 
+  /**
+   * A schema that a test may create ({@code CREATE SCHEMA}) beside the one where the server's SQL
+   * looks for a table named without its schema, and whose tables GetTables lists; null where the
+   * server cannot have one.
+   */
+  String secondSchema() {
+    return null;
+  }
+
   /** The connector's write methods the server supports. */
   List<String> writeMethods() {
     return List.of("prepared");

@@ -40,6 +40,15 @@ final class SqliteQuirks extends ServerQuirks {
     return "main";
   }
 
+  /**
+   * None: the example's GetTables lists {@code sqlite_master} of {@code main} only, so a table of
+   * an attached database is never a candidate (and an ATTACH holds for one pooled connection).
+   */
+  @Override
+  String secondSchema() {
+    return null;
+  }
+
   @Override
   String ddlType(ContractColumn column) {
     return byColumn(column, "INTEGER", "VARCHAR(100)", "DOUBLE", "DATE");

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.sql.FlightSqlClient;
@@ -228,21 +229,25 @@ public final class SessionMetadata {
     return rows;
   }
 
-  /** See {@code FlightSqlSession.tableExists(TableRef)}. */
-  public boolean tableExists(TableRef table) {
-    return tables(table.catalog(), table.schema(), table.name(), false).stream()
-        .anyMatch(t -> sameTable(t.ref(), table, true));
-  }
-
-  /** See {@code FlightSqlSession.findTable(TableRef, boolean, boolean)}. */
-  public Optional<ServerTable> findTable(
-      TableRef table, boolean caseSensitive, boolean withColumns) {
+  /** See {@code FlightSqlSession.findTable(TableRef, NameLookup, boolean)}. */
+  public Optional<ServerTable> findTable(TableRef table, NameLookup lookup, boolean withColumns) {
+    Supplier<CurrentSchema> current = () -> CurrentSchema.ask(clients, streams, lookup);
+    List<ServerTable> exact = new ArrayList<>();
     for (ServerTable t : tables(table.catalog(), table.schema(), table.name(), withColumns)) {
       if (sameTable(t.ref(), table, true)) {
-        return Optional.of(t);
+        exact.add(t);
       }
     }
-    if (caseSensitive) {
+    if (!exact.isEmpty()) {
+      List<TableRef> refs = exact.stream().map(ServerTable::ref).collect(Collectors.toList());
+      TableRef chosen = TableChoice.choose(table, refs, false, current, server);
+      // Asked again for the one table: a server may give each table of a shared name the columns
+      // of all of them (Arrow's Derby example keys GetTables' columns by the table's name alone).
+      return exact.size() == 1 || !withColumns
+          ? exact.stream().filter(t -> t.ref().equals(chosen)).findFirst()
+          : listed(chosen, withColumns);
+    }
+    if (lookup.caseSensitive()) {
       return Optional.empty();
     }
     // GetTables patterns match case as the server does: list the server's tables and compare.
@@ -255,17 +260,11 @@ public final class SessionMetadata {
     if (matches.isEmpty()) {
       return Optional.empty();
     }
-    if (matches.size() > 1) {
-      throw new IllegalArgumentException(
-          "Table "
-              + table
-              + " matches several tables on "
-              + server
-              + " when case is ignored: "
-              + matches
-              + ". Name one in its exact spelling, or set spark.sql.caseSensitive=true.");
-    }
-    TableRef found = matches.get(0);
+    return listed(TableChoice.choose(table, matches, true, current, server), withColumns);
+  }
+
+  /** The table as GetTables lists it when asked for it by its exact catalog, schema and name. */
+  private Optional<ServerTable> listed(TableRef found, boolean withColumns) {
     for (ServerTable t : tables(found.catalog(), found.schema(), found.name(), withColumns)) {
       if (sameTable(t.ref(), found, true)) {
         return Optional.of(t);
@@ -275,8 +274,8 @@ public final class SessionMetadata {
   }
 
   /**
-   * See {@code FlightSqlSession.findTable(TableRef, boolean, boolean, String)}: the table, with the
-   * columns of {@code probeSql}'s answer, or empty when the server refuses the query.
+   * See {@code FlightSqlSession.findTable(TableRef, NameLookup, boolean, String)}: the table, with
+   * the columns of {@code probeSql}'s answer, or empty when the server refuses the query.
    */
   public Optional<ServerTable> probeTable(TableRef table, String probeSql) {
     try {

@@ -18,6 +18,8 @@ import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
+import org.apache.arrow.flight.GetSessionOptionsResult;
 import org.apache.arrow.flight.PollInfo;
 import org.apache.arrow.flight.RenewFlightEndpointRequest;
 import org.apache.arrow.flight.Result;
@@ -209,6 +211,10 @@ public final class FlightSqlClientWithOptions implements AutoCloseable {
 
   public SetSessionOptionsResult setSessionOptions(SetSessionOptionsRequest request) {
     return call(prompt(), o -> client.setSessionOptions(request, o));
+  }
+
+  public GetSessionOptionsResult getSessionOptions() {
+    return call(prompt(), o -> client.getSessionOptions(new GetSessionOptionsRequest(), o));
   }
 
   /** Runs an action and reads its whole answer, so that failures surface here. */
