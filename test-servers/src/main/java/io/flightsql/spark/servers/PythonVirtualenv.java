@@ -103,7 +103,9 @@ public final class PythonVirtualenv {
             List.of(python.toString(), "-m", "venv", "--clear", home.toString()),
             Map.of(),
             logs.resolve(name + "-create.log"),
-            Duration.ofMinutes(2));
+            // A hang guard, not an expected time: on two cores shared with the matrix's other
+            // cells, each making its own virtualenv, ensurepip took over two minutes.
+            Duration.ofMinutes(10));
     if (create.exitCode() != 0) {
       throw new AssertionFailedError("python3 -m venv " + home + " failed:\n" + create.tail(30));
     }
