@@ -157,17 +157,11 @@ final class BufferChecks {
 
   /** Indices of {@code bits} bits into something of {@code size} entries, for non-NULL rows. */
   static String indices(
-      long address,
-      int bits,
-      boolean signed,
-      int count,
-      long size,
-      String what,
-      ValueVector nulls) {
+      long address, int bits, boolean signed, int count, long size, ValueVector nulls) {
     for (int i = 0; i < count; i++) {
       long index = IndirectColumn.readIndex(address, bits, signed, i);
-      if ((index < 0 || index >= size) && (nulls == null || !nulls.isNull(i))) {
-        return "row " + i + " has " + what + " " + index + ", outside the " + size + " there are";
+      if ((index < 0 || index >= size) && !nulls.isNull(i)) {
+        return "row " + i + " has index " + index;
       }
     }
     return null;

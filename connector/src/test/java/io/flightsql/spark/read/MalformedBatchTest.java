@@ -312,8 +312,8 @@ class MalformedBatchTest {
     dataset.register();
     assertMalformed(
         "dictionary_past",
-        "column 'd' (Arrow dictionary<Utf8, indices Int(32, true)>): row 1 has dictionary index 3,"
-            + " outside the 3 there are");
+        "column 'd' (Arrow dictionary<Utf8, indices Int(32, true)>): row 1 has index 3, beyond the"
+            + " dictionary of 3 values");
   }
 
   @Test
