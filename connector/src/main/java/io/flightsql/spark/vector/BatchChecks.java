@@ -1,6 +1,5 @@
 package io.flightsql.spark.vector;
 
-import io.flightsql.spark.types.ArrowFields;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -116,7 +115,7 @@ public final class BatchChecks {
     while (storage instanceof ExtensionTypeVector) {
       storage = ((ExtensionTypeVector<?>) storage).getUnderlyingVector();
     }
-    Column column = new Column(field, storage, path);
+    CheckedColumn column = new CheckedColumn(field, storage, path);
     if (storage.getValueCount() < 0) {
       throw column.malformed("it has a negative length (" + storage.getValueCount() + ")");
     }
@@ -128,24 +127,17 @@ public final class BatchChecks {
     validity(column);
     if (storage instanceof BaseFixedWidthVector) {
       fixedWidth(column, (BaseFixedWidthVector) storage);
-    } else if (storage instanceof BaseVariableWidthVector) {
-      BaseVariableWidthVector strings = (BaseVariableWidthVector) storage;
+    } else if (storage instanceof BaseVariableWidthVector
+        || storage instanceof BaseLargeVariableWidthVector) {
+      long bytes = storage.getDataBuffer().capacity();
+      int width = storage instanceof BaseVariableWidthVector ? 4 : 8;
       column.require(
           BufferChecks.offsets(
-              strings.getOffsetBuffer(),
+              storage.getOffsetBuffer(),
               column.rows,
-              4,
-              strings.getDataBuffer().capacity(),
-              "data buffer (" + strings.getDataBuffer().capacity() + " bytes)"));
-    } else if (storage instanceof BaseLargeVariableWidthVector) {
-      BaseLargeVariableWidthVector strings = (BaseLargeVariableWidthVector) storage;
-      column.require(
-          BufferChecks.offsets(
-              strings.getOffsetBuffer(),
-              column.rows,
-              8,
-              strings.getDataBuffer().capacity(),
-              "data buffer (" + strings.getDataBuffer().capacity() + " bytes)"));
+              width,
+              bytes,
+              "data buffer (" + bytes + " bytes)"));
     } else if (storage instanceof BaseVariableWidthViewVector) {
       BaseVariableWidthViewVector views = (BaseVariableWidthViewVector) storage;
       List<ArrowBuf> data = views.getDataBuffers();
@@ -164,7 +156,7 @@ public final class BatchChecks {
   }
 
   /** The bitmap of the vectors that have one, which the columns read when a batch has NULLs. */
-  private static void validity(Column column) {
+  private static void validity(CheckedColumn column) {
     FieldVector vector = column.vector;
     boolean hasNone =
         vector instanceof NullVector
@@ -179,7 +171,7 @@ public final class BatchChecks {
     }
   }
 
-  private static void fixedWidth(Column column, BaseFixedWidthVector vector) {
+  private static void fixedWidth(CheckedColumn column, BaseFixedWidthVector vector) {
     int rows = column.rows;
     if (rows == 0) {
       return;
@@ -216,7 +208,7 @@ public final class BatchChecks {
     }
   }
 
-  private void list(Column column, FieldVector vector) {
+  private void list(CheckedColumn column, FieldVector vector) {
     FieldVector elements = vector.getChildrenFromFields().get(0);
     long size = elements.getValueCount();
     int rows = column.rows;
@@ -246,7 +238,7 @@ public final class BatchChecks {
   }
 
   /** Struct members and sparse-union members: a value for each of the parent's rows. */
-  private void members(Column column, List<FieldVector> members, int rows) {
+  private void members(CheckedColumn column, List<FieldVector> members, int rows) {
     List<Field> memberFields = column.plain.getChildren();
     for (int i = 0; i < memberFields.size(); i++) {
       FieldVector member = members.get(i);
@@ -264,7 +256,7 @@ public final class BatchChecks {
     }
   }
 
-  private void union(Column column) {
+  private void union(CheckedColumn column) {
     ArrowType.Union type = (ArrowType.Union) column.plain.getType();
     List<FieldVector> members = column.vector.getChildrenFromFields();
     int rows = column.rows;
@@ -316,7 +308,7 @@ public final class BatchChecks {
     }
   }
 
-  private void runEnds(Column column, RunEndEncodedVector vector) {
+  private void runEnds(CheckedColumn column, RunEndEncodedVector vector) {
     FieldVector ends = vector.getRunEndsVector();
     int bits = ((ArrowType.Int) column.plain.getChildren().get(0).getType()).getBitWidth();
     int runs = ends.getValueCount();
@@ -335,7 +327,7 @@ public final class BatchChecks {
   }
 
   /** The indices, within the dictionary, and the dictionary's values themselves. */
-  private void dictionary(Column column, DictionaryEncoding encoding) {
+  private void dictionary(CheckedColumn column, DictionaryEncoding encoding) {
     Dictionary dictionary = dictionaries.lookup(encoding.getId());
     if (dictionary == null) {
       column.require(
@@ -369,48 +361,5 @@ public final class BatchChecks {
       }
     }
     column(column.plain, values, column.path + " (dictionary " + encoding.getId() + ")");
-  }
-
-  /** One vector being checked, with what the messages say about it. */
-  private static final class Column {
-    final Field plain;
-    final FieldVector vector;
-    final String path;
-    final String arrowType;
-    final int rows;
-
-    Column(Field field, FieldVector vector, String path) {
-      this.plain = ArrowFields.valueField(field);
-      this.vector = vector;
-      this.path = path;
-      this.arrowType = ArrowFields.describe(field);
-      this.rows = vector.getValueCount();
-    }
-
-    /** The path of child {@code i}, as the column factory names it. */
-    String childPath(int i) {
-      switch (plain.getType().getTypeID()) {
-        case List:
-        case LargeList:
-        case FixedSizeList:
-        case ListView:
-        case LargeListView:
-          return path + ".element";
-        case Map:
-          return path;
-        default:
-          return path + "." + plain.getChildren().get(i).getName();
-      }
-    }
-
-    void require(String problem) {
-      if (problem != null) {
-        throw malformed(problem);
-      }
-    }
-
-    MalformedBatchException malformed(String problem) {
-      return new MalformedBatchException(path, arrowType, problem);
-    }
   }
 }
