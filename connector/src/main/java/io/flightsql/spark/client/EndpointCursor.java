@@ -3,12 +3,14 @@ package io.flightsql.spark.client;
 import io.flightsql.spark.client.transport.ConnectionSettings;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
+import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.Retries;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.client.transport.StreamClosing;
 import io.flightsql.spark.client.transport.StreamWatch;
 import io.flightsql.spark.client.transport.Warmup;
 import java.time.Duration;
+import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
@@ -159,6 +161,29 @@ public final class EndpointCursor implements AutoCloseable {
   /** The dictionaries of the current stream's dictionary-encoded columns. */
   public DictionaryProvider dictionaries() {
     return stream.getDictionaryProvider();
+  }
+
+  /** The server of the current stream; prints no secret. */
+  public FlightUri server() {
+    return endpoints.target();
+  }
+
+  /**
+   * The error for the current record batch when it breaks the Arrow format, naming the server, the
+   * batch and the stream: {@code [flightsql] DoGet failed for <server>: INTERNAL: record batch 3 of
+   * partition 0 (endpoint 1 of 1) is malformed: <problem>}.
+   */
+  public FlightSqlConnectorException malformedBatch(String problem, Throwable cause) {
+    return FlightErrors.failure(
+        "DoGet",
+        endpoints.target(),
+        FlightStatusCode.INTERNAL,
+        "record batch " + streamBatches + " of " + describe() + " is malformed: " + problem,
+        "The connector checks every batch before Spark reads it, and this one breaks the Arrow"
+            + " format: reading it would read memory outside the batch or return wrong values."
+            + " The server, or something between it and Spark, sent it; report it to the"
+            + " server's maintainers",
+        cause);
   }
 
   /** {@code partition 3 (endpoint 4 of 8)}: what the cursor reads now, for messages. */

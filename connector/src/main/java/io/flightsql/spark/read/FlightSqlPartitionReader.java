@@ -12,6 +12,9 @@ import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
+import io.flightsql.spark.vector.BatchChecks;
+import io.flightsql.spark.vector.MalformedBatchException;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -32,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * allocator, and everything that can happen to an endpoint (locations, the retry, expiry, a ticket
  * the server no longer takes). This reader binds each batch: the column vectors are built when a
  * stream's vectors first appear (each stream has its own vectors and dictionaries), after checking
- * them against the planned schema, and each new batch only re-points them and sets the row count.
- * It reports the rows, Arrow bytes and record batches received, the time spent waiting for the
- * server and the time Spark spent consuming batches, as Spark custom metrics.
+ * them against the planned schema, and each new batch is checked ({@link BatchChecks}: a server's
+ * buffers are input, and the columns read them by address) before it re-points them and sets the
+ * row count. It reports the rows, Arrow bytes and record batches received, the time spent waiting
+ * for the server and the time Spark spent consuming batches, as Spark custom metrics.
  */
 final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlPartitionReader.class);
@@ -46,6 +50,10 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
 
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
+
+  /** The checks of the bound stream's batches; null only where a benchmark turned them off. */
+  private BatchChecks checks;
+
   private ColumnarBatch batch;
   private int streams;
   private long rows;
@@ -95,7 +103,8 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       handedOutAt = System.nanoTime();
       return true;
     } finally {
-      // The batch's binding to Spark's vectors is counted as waiting too: it is a few pointers.
+      // The batch's checks and binding to Spark's vectors are counted as waiting too: they read
+      // the offsets and indices once, and re-point a few addresses.
       serverWaitNanos += (handedOutAt > start ? handedOutAt : System.nanoTime()) - start;
     }
   }
@@ -114,6 +123,13 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       streams++;
     }
     List<FieldVector> vectors = root.getFieldVectors();
+    if (checks != null) {
+      try {
+        checks.check(vectors);
+      } catch (MalformedBatchException e) {
+        throw cursor.malformedBatch(e.getMessage(), e);
+      }
+    }
     long batchBytes = 0;
     for (int i = 0; i < columns.length; i++) {
       FieldVector vector = vectors.get(i);
@@ -137,10 +153,12 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     }
     ColumnVector[] vectors = new ColumnVector[fields.size()];
     ArrowBackedColumnVector[] arrowColumns = new ArrowBackedColumnVector[fields.size()];
+    List<Field> valueFields = new ArrayList<>();
     for (int i = 0; i < fields.size(); i++) {
       // The root's fields of dictionary-encoded columns carry the index type; the mapping reads
       // the value type, as the schema message has it.
       Field field = StreamSchemas.valueField(fields.get(i), dictionaries);
+      valueFields.add(field);
       DataType planned = schema.fields()[i].dataType();
       DataType actual = ArrowToSpark.toSparkType(field, config.typeOptions());
       if (!planned.equals(actual)) {
@@ -161,6 +179,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
       vectors[i] = arrowColumns[i];
     }
     columns = arrowColumns;
+    checks = BatchChecks.skippedForBenchmark() ? null : new BatchChecks(valueFields, dictionaries);
     batch = new ColumnarBatch(vectors);
     boundRoot = root;
   }
@@ -169,6 +188,8 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     return FlightErrors.problem(
         "The stream of "
             + cursor.describe()
+            + " from "
+            + cursor.server()
             + " does not match the schema planned for the query: "
             + detail
             + ". The server's result changed between planning and reading, or does not have the"

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
@@ -113,6 +114,7 @@ public final class HandBuiltDataset {
     private final Consumer<HandBuiltDataset> registrar;
     private final Map<Long, Field> dictionaryValues = new HashMap<>();
     private final List<PendingEndpoint> endpoints = new ArrayList<>();
+    private Schema streamSchema;
 
     Builder(String name, Schema schema, Consumer<HandBuiltDataset> registrar) {
       this.name = name;
@@ -139,7 +141,7 @@ public final class HandBuiltDataset {
       VectorSchemaRoot single = VectorSchemaRoot.of(values);
       try (ArrowDictionaryBatch batch =
           new ArrowDictionaryBatch(id, new VectorUnloader(single).getRecordBatch(), delta)) {
-        current().add(flightData(batch, batch.getDictionary()));
+        current().add(flightData(batch, batch.getDictionary(), Long.MAX_VALUE));
       }
       dictionaryValues.putIfAbsent(id, values.getField());
       return this;
@@ -158,9 +160,49 @@ public final class HandBuiltDataset {
     public Builder batch(VectorSchemaRoot root, CompressionCodec codec) {
       checkColumns(root);
       try (ArrowRecordBatch batch = new VectorUnloader(root, true, codec, true).getRecordBatch()) {
-        current().add(flightData(batch, batch));
+        current().add(flightData(batch, batch, Long.MAX_VALUE));
       }
       current().rowCount += root.getRowCount();
+      return this;
+    }
+
+    /**
+     * A record batch of the root's vectors whose buffers {@code corruption} changes after they are
+     * unloaded and before they are serialized, as a broken or hostile server might send them: the
+     * batch keeps its row counts and buffer sizes, so offsets, indices or type ids can say what no
+     * Arrow writer would. The buffers are listed in IPC order: column by column, depth first, each
+     * vector's own (validity, then offsets or type ids, then data) before its children's.
+     */
+    public Builder corruptedBatch(VectorSchemaRoot root, Consumer<List<ArrowBuf>> corruption) {
+      checkColumns(root);
+      try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+        corruption.accept(batch.getBuffers());
+        current().add(flightData(batch, batch, Long.MAX_VALUE));
+      }
+      current().rowCount += root.getRowCount();
+      return this;
+    }
+
+    /**
+     * A record batch whose message carries only the first {@code bodyBytes} bytes of the body its
+     * header describes, as from a server cut off part way through the batch (0: the header alone).
+     */
+    public Builder truncatedBatch(VectorSchemaRoot root, long bodyBytes) {
+      checkColumns(root);
+      try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
+        current().add(flightData(batch, batch, bodyBytes));
+      }
+      current().rowCount += root.getRowCount();
+      return this;
+    }
+
+    /**
+     * Makes each endpoint's stream begin with {@code announced} as its schema message, instead of
+     * the dataset's schema that GetSchema and GetFlightInfo give: a server whose stream disagrees
+     * with what it planned. Record batches must then be of {@code announced}.
+     */
+    public Builder streamSchema(Schema announced) {
+      this.streamSchema = announced;
       return this;
     }
 
@@ -189,11 +231,19 @@ public final class HandBuiltDataset {
         fields.add(wireField(field));
       }
       Schema wireSchema = new Schema(fields, schema.getCustomMetadata());
+      Schema streamWireSchema = wireSchema;
+      if (streamSchema != null) {
+        List<Field> streamFields = new ArrayList<>();
+        for (Field field : streamSchema.getFields()) {
+          streamFields.add(wireField(field));
+        }
+        streamWireSchema = new Schema(streamFields, streamSchema.getCustomMetadata());
+      }
       Flight.FlightData schemaMessage =
           Flight.FlightData.newBuilder()
               .setDataHeader(
                   ByteString.copyFrom(
-                      MessageSerializer.serializeMetadata(wireSchema, IpcOption.DEFAULT)))
+                      MessageSerializer.serializeMetadata(streamWireSchema, IpcOption.DEFAULT)))
               .build();
       List<Endpoint> built = new ArrayList<>();
       for (PendingEndpoint pending : endpoints) {
@@ -226,7 +276,7 @@ public final class HandBuiltDataset {
      * Arrow implementation) under the dataset's schema.
      */
     private void checkColumns(VectorSchemaRoot root) {
-      List<Field> expected = schema.getFields();
+      List<Field> expected = (streamSchema != null ? streamSchema : schema).getFields();
       List<FieldVector> vectors = root.getFieldVectors();
       if (vectors.size() != expected.size()) {
         throw new IllegalArgumentException(
@@ -305,9 +355,11 @@ public final class HandBuiltDataset {
 
   /**
    * The message as Arrow's own Flight server frames it: the flatbuffer Message in data_header, the
-   * buffers in data_body, each at the offset the header gives and padded to 8 bytes.
+   * buffers in data_body, each at the offset the header gives and padded to 8 bytes; the body is
+   * cut after {@code bodyBytes} bytes when it is longer.
    */
-  private static Flight.FlightData flightData(ArrowMessage header, ArrowRecordBatch body) {
+  private static Flight.FlightData flightData(
+      ArrowMessage header, ArrowRecordBatch body, long bodyBytes) {
     ByteBuffer metadata = MessageSerializer.serializeMetadata(header, IpcOption.DEFAULT);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (WriteChannel channel = new WriteChannel(Channels.newChannel(bytes))) {
@@ -321,7 +373,9 @@ public final class HandBuiltDataset {
     }
     return Flight.FlightData.newBuilder()
         .setDataHeader(ByteString.copyFrom(metadata))
-        .setDataBody(ByteString.copyFrom(bytes.toByteArray()))
+        .setDataBody(
+            ByteString.copyFrom(
+                bytes.toByteArray(), 0, (int) Math.min(bodyBytes, (long) bytes.size())))
         .build();
   }
 

@@ -227,6 +227,11 @@ public final class FlightErrors {
     if (!tls.isEmpty()) {
       return tls;
     }
+    if (bodyCutShort(t)) {
+      return "A record batch's header describes buffers past the end of the body that came with"
+          + " it: the message was cut short or is malformed. The server, or something between it"
+          + " and Spark, sent it";
+    }
     if (failedDecompressing(t)) {
       return "A record batch that the server compressed could not be decompressed: its body is"
           + " corrupt, or not in the format of the codec it names (ZSTD or LZ4_FRAME). Read the"
@@ -275,6 +280,21 @@ public final class FlightErrors {
    * Whether Arrow's codec failed to decompress a record batch: a frame of its compression packages
    * (relocated or not) threw, or a message says so.
    */
+  /** An index out of bounds while Arrow cut a message's body into the buffers its header names. */
+  private static boolean bodyCutShort(Throwable t) {
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
+      if (c instanceof IndexOutOfBoundsException) {
+        for (StackTraceElement frame : c.getStackTrace()) {
+          if (frame.getClassName().endsWith("ipc.message.MessageSerializer")) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
   private static boolean failedDecompressing(Throwable t) {
     Map<Throwable, Boolean> seen = new IdentityHashMap<>();
     for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {

@@ -18,8 +18,9 @@ import java.util.Set;
  * @param scaleEndpoints the endpoint counts of the scaling table, smallest first
  * @param columnRows rows of the reads that vary the number of columns
  * @param scaleColumns the column counts of the scaling table, smallest first
- * @param parts the parts to run, of latency, scan, write, scale, starjoin, streaming and servers
- *     (latency on every server of the matrix; all by default)
+ * @param parts the parts to run, of latency, scan, checks (the batch checks on and off, on the full
+ *     scan's rows), write, scale, starjoin, streaming and servers (latency on every server of the
+ *     matrix; all by default)
  * @param starRows rows of lineitem in the star joins
  * @param streamRows rows of the streaming and batch copies
  */
@@ -38,11 +39,11 @@ record PerformanceArgs(
     long streamRows) {
 
   static final Set<String> ALL_PARTS =
-      Set.of("latency", "scan", "write", "scale", "starjoin", "streaming", "servers");
+      Set.of("latency", "scan", "checks", "write", "scale", "starjoin", "streaming", "servers");
 
   static final String USAGE =
       "Usage: PerformanceBenchmark [--quick] [--iterations N (3)] [--runs N (20)]"
-          + " [--parts latency,scan,write,scale,starjoin,streaming,servers (all)]";
+          + " [--parts latency,scan,checks,write,scale,starjoin,streaming,servers (all)]";
 
   static PerformanceArgs parse(String[] args) {
     boolean quick = false;

@@ -22,10 +22,10 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Every performance figure of the connector in one run, printed as one markdown table that
  * docs/performance.md quotes: interactive latency, a full scan against the raw Arrow client and
- * Spark's JDBC source, writes against their limit and streaming copies ({@link PerformanceWrites}),
- * how time and memory grow with rows, endpoints and columns, star joins, and interactive latency on
- * every server of the matrix. Every ratio compares two ways measured in this run; nothing here is a
- * timed assertion.
+ * Spark's JDBC source, the cost of the batch checks ({@link BatchChecksCost}), writes against their
+ * limit and streaming copies ({@link PerformanceWrites}), how time and memory grow with rows,
+ * endpoints and columns, star joins, and interactive latency on every server of the matrix. Every
+ * ratio compares two ways measured in this run; nothing here is a timed assertion.
  *
  * <p>Servers are embedded DuckDB Flight SQL servers in this JVM, started for each part: writes go
  * to one started without {@code RowStorage} (rows counted and dropped, so the figures are the
@@ -82,6 +82,9 @@ public final class PerformanceBenchmark {
       }
       if (args.parts().contains("scan")) {
         benchmark.fullScan();
+      }
+      if (args.parts().contains("checks")) {
+        BatchChecksCost.measure(spark, args.scanRows(), Math.max(5, args.iterations()), table);
       }
       if (args.parts().contains("write")) {
         writes.writes();
