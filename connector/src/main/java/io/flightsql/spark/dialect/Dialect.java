@@ -287,6 +287,32 @@ public abstract class Dialect implements Serializable {
     return StandardTypes.of(type);
   }
 
+  /**
+   * The type a {@code CAST} names for Spark type {@code type}, or empty where this dialect has
+   * none; pushed aggregates cast to it to ask for Spark's result type.
+   */
+  public Optional<String> castType(DataType type) {
+    return Optional.ofNullable(typeName(type));
+  }
+
+  /**
+   * Whether the server's {@code SUM} over BIGINT fails when the sum leaves BIGINT's range, as
+   * Spark's does under ANSI mode, rather than wrapping or answering a wider type. Not known for a
+   * server of unknown dialect.
+   */
+  public boolean checkedBigintSums() {
+    return false;
+  }
+
+  /**
+   * Whether the server's {@code SUM} and {@code AVG} over DOUBLE answer an infinity where the sum
+   * leaves DOUBLE's range, as Spark's do, rather than failing. Not known for a server of unknown
+   * dialect.
+   */
+  public boolean infiniteDoubleSums() {
+    return false;
+  }
+
   /** {@code CREATE TABLE} for a DataFrame's schema. */
   public final String createTable(TableRef table, StructType schema) {
     StringBuilder sql = new StringBuilder("CREATE TABLE ").append(table(table)).append(" (");

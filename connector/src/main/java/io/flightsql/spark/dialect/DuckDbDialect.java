@@ -107,4 +107,19 @@ final class DuckDbDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  /**
+   * DuckDB sums BIGINTs as HUGEINTs; the cast back to BIGINT around the pushed SUM fails where the
+   * sum leaves BIGINT's range.
+   */
+  @Override
+  public boolean checkedBigintSums() {
+    return true;
+  }
+
+  /** DuckDB sums doubles as IEEE doubles: past the range, an infinity. */
+  @Override
+  public boolean infiniteDoubleSums() {
+    return true;
+  }
 }

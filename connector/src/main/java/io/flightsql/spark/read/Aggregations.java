@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.sql.AggregateSql;
 import io.flightsql.spark.sql.PushedQuery;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,9 @@ import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.aggregate.Avg;
 import org.apache.spark.sql.connector.expressions.aggregate.Count;
 import org.apache.spark.sql.connector.expressions.aggregate.Sum;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The parts of Spark's {@link Aggregation}, and the query that computes one on the server. Spark
@@ -50,32 +54,51 @@ final class Aggregations {
     return true;
   }
 
+  /** An aggregated query, and the Spark types of its columns as Spark computes them. */
+  static final class Composed {
+    final PushedQuery query;
+    final StructType expected;
+
+    Composed(PushedQuery query, StructType expected) {
+      this.query = query;
+      this.expected = expected;
+    }
+  }
+
   /**
    * {@code query} aggregated: the GROUP BY columns and then each aggregate (named {@link #ALIAS}
-   * and its position) in the select list; empty when the context cannot write one of them.
+   * and its position) in the select list, each asking for the type Spark's own aggregate has; empty
+   * when the context cannot write one of them so.
    */
-  static Optional<PushedQuery> compose(
+  static Optional<Composed> compose(
       Aggregation aggregation, PushdownContext context, PushedQuery query) {
     List<String> groups = new ArrayList<>();
     List<String> select = new ArrayList<>();
-    for (Expression e : groupBys(aggregation)) {
-      Optional<String> sql = context.expressions.groupBy(e);
+    List<StructField> expected = new ArrayList<>();
+    Expression[] groupBys = groupBys(aggregation);
+    for (int i = 0; i < groupBys.length; i++) {
+      Optional<AggregateSql.Typed> sql = context.aggregates.groupBy(groupBys[i]);
       if (!sql.isPresent()) {
         return Optional.empty();
       }
-      groups.add(sql.get());
-      select.add(sql.get());
+      groups.add(sql.get().sql());
+      select.add(sql.get().sql());
+      expected.add(DataTypes.createStructField("group_" + i, sql.get().type(), true));
     }
     AggregateFunc[] functions = functions(aggregation);
     for (int i = 0; i < functions.length; i++) {
-      Optional<String> sql = context.expressions.aggregate(functions[i]);
+      Optional<AggregateSql.Typed> sql = context.aggregates.aggregate(functions[i]);
       Optional<String> alias = context.dialect.identifier(ALIAS + i);
       if (!sql.isPresent() || !alias.isPresent()) {
         return Optional.empty();
       }
-      select.add(sql.get() + " AS " + alias.get());
+      select.add(sql.get().sql() + " AS " + alias.get());
+      expected.add(DataTypes.createStructField(ALIAS + i, sql.get().type(), true));
     }
-    return Optional.of(query.select(select).groupBy(groups));
+    return Optional.of(
+        new Composed(
+            query.select(select).groupBy(groups),
+            DataTypes.createStructType(expected.toArray(new StructField[0]))));
   }
 
   private static Object accessor(Object aggregation, String name) {

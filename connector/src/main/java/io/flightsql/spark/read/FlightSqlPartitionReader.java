@@ -44,6 +44,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private final StructType schema;
   private final EndpointCursor cursor;
 
+  /** Whether the partition is an aggregate without GROUP BY, whose rows must be exactly one. */
+  private final boolean oneRow;
+
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
   private ColumnarBatch batch;
@@ -61,9 +64,17 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   /** When the last batch was handed to Spark (System.nanoTime), or 0 when none is out. */
   private long handedOutAt;
 
+  /**
+   * @param oneRow whether the partition reads the whole answer to an aggregate without GROUP BY,
+   *     which is one row: the read fails, naming the query, when the server sends another number
+   */
   FlightSqlPartitionReader(
-      FlightSqlInputPartition partition, StructType schema, FlightSqlReadConfig config) {
+      FlightSqlInputPartition partition,
+      StructType schema,
+      FlightSqlReadConfig config,
+      boolean oneRow) {
     this.partition = partition;
+    this.oneRow = oneRow;
     this.config = config;
     this.schema = schema;
     this.cursor =
@@ -89,6 +100,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     long start = System.nanoTime();
     try {
       if (!cursor.next()) {
+        if (oneRow && rows != 1) {
+          throw notOneRow(rows, "the server answered", partition.query());
+        }
         return false;
       }
       load(cursor.root(), cursor.dictionaries());
@@ -123,6 +137,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     int count = root.getRowCount();
     batch.setNumRows(count);
     rows += count;
+    if (oneRow && rows > 1) {
+      throw notOneRow(rows, "the server answered", partition.query());
+    }
     bytes += batchBytes;
     batches++;
     LOG.debug("Partition {}: batch {} with {} rows", partition.index(), batches, count);
@@ -174,6 +191,25 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
             + ". The server's result changed between planning and reading, or does not have the"
             + " types it announced for the query: "
             + partition.query(),
+        "UNKNOWN",
+        detail);
+  }
+
+  /**
+   * The failure of a read whose aggregate without GROUP BY came back with {@code rows} rows (at
+   * least that many, when more than one), where SQL and Spark give exactly one: shown as it is, the
+   * answer would be an empty result or extra rows.
+   */
+  static FlightSqlConnectorException notOneRow(long rows, String what, String sql) {
+    String detail = rows + (rows > 1 ? " or more rows" : " rows");
+    return FlightErrors.problem(
+        "An aggregate without GROUP BY has exactly one row, but "
+            + what
+            + " its pushed query with "
+            + detail
+            + ": "
+            + sql
+            + ". Set option 'pushDownAggregate' to false to have Spark compute it",
         "UNKNOWN",
         detail);
   }

@@ -56,23 +56,30 @@ final class FlightSqlScan
   /** How runtime filters are written; null where this read takes none. */
   private final RuntimeFilterSql runtimeFilters;
 
+  /** Whether each query of the read is an aggregate without GROUP BY, which has one row. */
+  private final boolean oneRow;
+
   /**
    * @param schema what the scan returns (pruned, or the aggregates)
    * @param runtimeFilters how runtime filters on the columns of {@code schema} are written, or null
    *     where the read takes none (a pushed aggregate, limit, offset or top-N, or option {@code
    *     pushDownRuntimeFilter} off)
+   * @param oneRow whether the query pushed is an aggregate without GROUP BY, whose answer is one
+   *     row: read in one partition, which checks it ({@link FlightSqlPartitionReader})
    */
   FlightSqlScan(
       StructType schema,
       FlightSqlReadConfig config,
       ScanPlan plan,
       RuntimeFilterSql runtimeFilters,
-      ScanDescription description) {
+      ScanDescription description,
+      boolean oneRow) {
     this.schema = schema;
     this.config = config;
     this.plan = plan;
     this.runtimeFilters = runtimeFilters;
     this.description = description;
+    this.oneRow = oneRow;
   }
 
   @Override
@@ -106,9 +113,29 @@ final class FlightSqlScan
         new StreamSourceReads(sourceSchema, config), checkpointLocation);
   }
 
+  /**
+   * The partitions of the plan. An aggregate without GROUP BY that the server planned as other than
+   * one endpoint is read as one partition that runs the query and reads each endpoint: only a
+   * reader of all its rows can check that there is one.
+   */
   @Override
   public InputPartition[] planInputPartitions() {
-    return plan.partitions();
+    InputPartition[] partitions = plan.partitions();
+    if (!oneRow || partitions.length == 1 || config.partitioning().isClientSide()) {
+      return partitions;
+    }
+    if (partitions.length == 0) {
+      throw FlightSqlPartitionReader.notOneRow(
+          0, "the server planned no endpoint for", plan.query().sql());
+    }
+    FlightSqlInputPartition first = (FlightSqlInputPartition) partitions[0];
+    LOG.debug(
+        "The aggregate of {} has {} endpoints: one partition reads them all",
+        config.displayName(),
+        partitions.length);
+    return new InputPartition[] {
+      FlightSqlInputPartition.query(0, first.query(), config.uri(), first.session())
+    };
   }
 
   /**
@@ -180,6 +207,6 @@ final class FlightSqlScan
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new FlightSqlPartitionReaderFactory(schema, config);
+    return new FlightSqlPartitionReaderFactory(schema, config, oneRow);
   }
 }

@@ -71,6 +71,12 @@ final class PushedRead {
   private String join;
 
   /**
+   * Whether the read's columns must be selected by name: a schema the user gave, in another order
+   * than the source's, or fewer columns.
+   */
+  private boolean byName;
+
+  /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server when needed
    * @param knownDialect the table's dialect once a scan builder found it, shared by the builders of
@@ -89,6 +95,11 @@ final class PushedRead {
     this.knownDialect = knownDialect;
     this.probes = probes;
     this.clientPartitioned = config.partitioning().isClientSide();
+  }
+
+  /** Selects the read's columns by name, whatever is pruned (see {@link UserSchema}). */
+  void selectByName() {
+    byName = true;
   }
 
   /** The context, or null when nothing may be pushed into this read. */
@@ -165,7 +176,7 @@ final class PushedRead {
     }
     for (AggregateFunc f : Aggregations.functions(aggregation)) {
       // Spark then divides a pushed SUM by a pushed COUNT itself, at its own decimal scale.
-      if (f instanceof Avg && (context() == null || !context.expressions.avgIsExact((Avg) f))) {
+      if (f instanceof Avg && (context() == null || !context.aggregates.avgIsExact((Avg) f))) {
         return false;
       }
     }
@@ -180,15 +191,23 @@ final class PushedRead {
     if (!complete && !Aggregations.mergeable(agg)) {
       return false;
     }
-    Optional<PushedQuery> composed = Aggregations.compose(agg, context, pushed);
+    for (AggregateFunc f : Aggregations.functions(agg)) {
+      // Merging partial sums, Spark casts each one to the decimal column's own type, which a sum
+      // can exceed: Spark's answer would be NULL or an error where its own sum is right.
+      if (!complete && context.aggregates.decimalSum(f)) {
+        LOG.info("Aggregates not pushed: a partial SUM over a decimal column ({})", f);
+        return false;
+      }
+    }
+    Optional<Aggregations.Composed> composed = Aggregations.compose(agg, context, pushed);
     if (!composed.isPresent()) {
       return false;
     }
-    PushedQuery candidate = composed.get();
+    PushedQuery candidate = composed.get().query;
     Optional<StructType> result =
         probes.aggregateSchema(
             candidate,
-            Aggregations.columns(agg),
+            composed.get().expected,
             Aggregations.groupBys(agg).length == 0 && context.resolved.sqlGuessed());
     if (!result.isPresent()) {
       return false;
@@ -333,20 +352,27 @@ final class PushedRead {
 
   /** The scan of what was taken. */
   Scan scan() {
-    if (clientPartitioned || (required != null && !sameColumns(required, schema))) {
+    if (byName || clientPartitioned || (required != null && !sameColumns(required, schema))) {
       // Column pruning has no option of its own: it needs only the dialect's quoting. Each
       // client partition's condition goes into a composed query.
       context();
     }
     PushedQuery query = pushed != null ? pushed : PushdownContext.base(null, config);
     StructType readSchema;
-    if (context == null) {
+    if (context == null && byName) {
+      throw new IllegalArgumentException(
+          "The schema given to the read of "
+              + config.displayName()
+              + " is not its source's columns in their order, so the read selects them by name,"
+              + " which the server's dialect cannot write here (see the log). Give the columns in"
+              + " the source's order, or set option 'dialect'.");
+    } else if (context == null) {
       readSchema = schema;
     } else if (aggregation != null) {
       readSchema = aggregateSchema;
     } else {
       readSchema = context.prunedSchema(schema, required);
-      if (!sameColumns(readSchema, schema)) {
+      if (byName || !sameColumns(readSchema, schema)) {
         List<String> select = new ArrayList<>();
         for (StructField field : readSchema.fields()) {
           select.add(context.columns.resolve(new String[] {field.name()}).get().sql());
@@ -356,7 +382,13 @@ final class PushedRead {
     }
     LOG.debug("Read of {} sends: {}", config.displayName(), query.sql());
     ScanPlan plan = new ScanPlan(config, query, readSchema, schema, context != null);
-    return new FlightSqlScan(readSchema, config, plan, runtimeFilters(query), description(query));
+    // An aggregate without GROUP BY has one row, in each client-side partition too.
+    boolean oneRow =
+        aggregation != null
+            && Aggregations.groupBys(aggregation).length == 0
+            && query.offset() == 0;
+    return new FlightSqlScan(
+        readSchema, config, plan, runtimeFilters(query), description(query), oneRow);
   }
 
   /**
