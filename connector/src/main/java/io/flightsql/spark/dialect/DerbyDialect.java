@@ -7,6 +7,7 @@ import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampType;
 
@@ -121,9 +122,9 @@ final class DerbyDialect extends Dialect {
     return Optional.of("RENAME TABLE " + table(table) + " TO " + quoted(newName));
   }
 
-  /** Derby fails a SUM that leaves its type's range. */
+  /** Derby fails a SUM that leaves BIGINT's range, and one that leaves DOUBLE's. */
   @Override
-  public boolean checkedBigintSums() {
-    return true;
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof LongType;
   }
 }

@@ -287,29 +287,13 @@ public abstract class Dialect implements Serializable {
     return StandardTypes.of(type);
   }
 
-  /**
-   * The type a {@code CAST} names for Spark type {@code type}, or empty where this dialect has
-   * none; pushed aggregates cast to it to ask for Spark's result type.
-   */
+  /** The type a CAST names for Spark type {@code type}; empty where this dialect has none. */
   public Optional<String> castType(DataType type) {
     return Optional.ofNullable(typeName(type));
   }
 
-  /**
-   * Whether the server's {@code SUM} over BIGINT fails when the sum leaves BIGINT's range, as
-   * Spark's does under ANSI mode, rather than wrapping or answering a wider type. Not known for a
-   * server of unknown dialect.
-   */
-  public boolean checkedBigintSums() {
-    return false;
-  }
-
-  /**
-   * Whether the server's {@code SUM} and {@code AVG} over DOUBLE answer an infinity where the sum
-   * leaves DOUBLE's range, as Spark's do, rather than failing. Not known for a server of unknown
-   * dialect.
-   */
-  public boolean infiniteDoubleSums() {
+  /** Whether SUM over {@code type} overflows as in Spark: fails for BIGINT, infinite for DOUBLE. */
+  public boolean sumOverflowsAsSpark(DataType type) {
     return false;
   }
 

@@ -6,6 +6,8 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -109,17 +111,11 @@ final class DuckDbDialect extends Dialect {
   }
 
   /**
-   * DuckDB sums BIGINTs as HUGEINTs; the cast back to BIGINT around the pushed SUM fails where the
-   * sum leaves BIGINT's range.
+   * DuckDB sums BIGINTs as HUGEINTs, and the cast back to BIGINT around the pushed SUM fails where
+   * the sum leaves BIGINT's range; its sum of doubles past the range is an infinity.
    */
   @Override
-  public boolean checkedBigintSums() {
-    return true;
-  }
-
-  /** DuckDB sums doubles as IEEE doubles: past the range, an infinity. */
-  @Override
-  public boolean infiniteDoubleSums() {
-    return true;
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof LongType || type instanceof DoubleType;
   }
 }

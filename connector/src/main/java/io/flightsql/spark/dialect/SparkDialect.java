@@ -107,7 +107,7 @@ final class SparkDialect extends Dialect {
 
   /** Spark SQL sums doubles as IEEE doubles: past the range, an infinity. */
   @Override
-  public boolean infiniteDoubleSums() {
-    return true;
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof DoubleType;
   }
 }

@@ -147,7 +147,7 @@ final class SqliteDialect extends Dialect {
 
   /** SQLite's sum() of integers fails with "integer overflow". */
   @Override
-  public boolean checkedBigintSums() {
-    return true;
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof LongType;
   }
 }

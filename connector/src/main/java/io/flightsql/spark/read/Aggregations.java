@@ -37,17 +37,41 @@ final class Aggregations {
     return (Expression[]) accessor(aggregation, "groupByExpressions");
   }
 
-  /** How many columns the aggregated query has: the GROUP BY columns, then the aggregates. */
-  static int columns(Aggregation aggregation) {
-    return groupBys(aggregation).length + functions(aggregation).length;
+  /**
+   * Whether a read of {@code query}, aggregated by {@code aggregation} (null for none), has exactly
+   * one row: an aggregate without GROUP BY, with no offset after it; in a read split on the client,
+   * each of its queries.
+   */
+  static boolean oneRow(Aggregation aggregation, PushedQuery query) {
+    return aggregation != null && groupBys(aggregation).length == 0 && query.offset() == 0;
   }
 
-  /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
-  static boolean mergeable(Aggregation aggregation) {
+  /**
+   * Whether Spark can merge per-query results of these aggregates: no DISTINCT, no AVG, and no SUM
+   * over a decimal, since Spark casts each partial sum to the column's own type, which a sum can
+   * exceed (Spark's answer would be NULL or an error where its own sum is right).
+   */
+  static boolean mergeable(Aggregation aggregation, PushdownContext context) {
     for (AggregateFunc f : functions(aggregation)) {
       if (f instanceof Avg
           || (f instanceof Count && ((Count) f).isDistinct())
-          || (f instanceof Sum && ((Sum) f).isDistinct())) {
+          || (f instanceof Sum && ((Sum) f).isDistinct())
+          || context.aggregates.decimalSum(f)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether the server computes these aggregates as Spark does, for Spark only to project them; not
+   * where an AVG needs Spark to divide a pushed SUM by a pushed COUNT, at its own decimal scale.
+   *
+   * @param context the read's context, or null where nothing may be pushed
+   */
+  static boolean complete(Aggregation aggregation, PushdownContext context) {
+    for (AggregateFunc f : functions(aggregation)) {
+      if (f instanceof Avg && (context == null || !context.aggregates.avgIsExact((Avg) f))) {
         return false;
       }
     }

@@ -1,6 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.EndpointCursor;
+import io.flightsql.spark.client.PlannedEndpoint;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.StreamSchemas;
@@ -12,6 +13,8 @@ import io.flightsql.spark.metrics.ServerWaitTimeMetric;
 import io.flightsql.spark.metrics.SparkTimeMetric;
 import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -42,7 +45,12 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private final FlightSqlInputPartition partition;
   private final FlightSqlReadConfig config;
   private final StructType schema;
-  private final EndpointCursor cursor;
+
+  /** The cursor of the endpoint read now: the partition's, then each of its following ones. */
+  private EndpointCursor cursor;
+
+  /** The following endpoints of the partition not opened yet. */
+  private final Deque<PlannedEndpoint> following;
 
   /** Whether the partition is an aggregate without GROUP BY, whose rows must be exactly one. */
   private final boolean oneRow;
@@ -77,6 +85,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     this.oneRow = oneRow;
     this.config = config;
     this.schema = schema;
+    this.following = new ArrayDeque<>(partition.isQuery() ? List.of() : partition.following());
     this.cursor =
         partition.isQuery()
             ? EndpointCursor.overQuery(
@@ -94,12 +103,28 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
                 SparkPlanningCancellation.current());
   }
 
+  private EndpointCursor endpointCursor(PlannedEndpoint endpoint) {
+    return EndpointCursor.overEndpoint(
+        config.connection(),
+        partition.session(),
+        endpoint,
+        config.queryTimeout().orElse(null),
+        SparkPlanningCancellation.current());
+  }
+
   @Override
   public boolean next() {
     countSparkTime();
     long start = System.nanoTime();
     try {
-      if (!cursor.next()) {
+      while (!cursor.next()) {
+        if (!following.isEmpty()) {
+          cursor.close();
+          // Closed: close() must not close it again if the next one fails to open.
+          cursor = null;
+          cursor = endpointCursor(following.poll());
+          continue;
+        }
         if (oneRow && rows != 1) {
           throw notOneRow(rows, "the server answered", partition.query());
         }
@@ -242,6 +267,8 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         batches,
         streams);
     boundRoot = null;
-    cursor.close();
+    if (cursor != null) {
+      cursor.close();
+    }
   }
 }

@@ -1,5 +1,7 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.PlannedEndpoint;
+import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
@@ -114,9 +116,9 @@ final class FlightSqlScan
   }
 
   /**
-   * The partitions of the plan. An aggregate without GROUP BY that the server planned as other than
-   * one endpoint is read as one partition that runs the query and reads each endpoint: only a
-   * reader of all its rows can check that there is one.
+   * The partitions of the plan. An aggregate without GROUP BY that the server planned as several
+   * endpoints is read as one partition that reads them one after the other: only a reader of all
+   * its rows can check that there is one.
    */
   @Override
   public InputPartition[] planInputPartitions() {
@@ -128,14 +130,16 @@ final class FlightSqlScan
       throw FlightSqlPartitionReader.notOneRow(
           0, "the server planned no endpoint for", plan.query().sql());
     }
-    FlightSqlInputPartition first = (FlightSqlInputPartition) partitions[0];
+    List<PlannedEndpoint> endpoints = new ArrayList<>();
+    for (InputPartition partition : partitions) {
+      endpoints.add(((FlightSqlInputPartition) partition).endpoint());
+    }
     LOG.debug(
         "The aggregate of {} has {} endpoints: one partition reads them all",
         config.displayName(),
         partitions.length);
-    return new InputPartition[] {
-      FlightSqlInputPartition.query(0, first.query(), config.uri(), first.session())
-    };
+    SessionState session = ((FlightSqlInputPartition) partitions[0]).session();
+    return new InputPartition[] {FlightSqlInputPartition.endpoints(endpoints, session)};
   }
 
   /**

@@ -12,9 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.connector.expressions.SortOrder;
-import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
-import org.apache.spark.sql.connector.expressions.aggregate.Avg;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructField;
@@ -70,10 +68,7 @@ final class PushedRead {
   /** The join pushed into this read, for EXPLAIN; null for none. */
   private String join;
 
-  /**
-   * Whether the read's columns must be selected by name: a schema the user gave, in another order
-   * than the source's, or fewer columns.
-   */
+  /** Whether the columns are selected by name: a schema the user gave, not the source's order. */
   private boolean byName;
 
   /**
@@ -171,16 +166,7 @@ final class PushedRead {
 
   /** Whether the server's answer to an aggregation is the final one: Spark only projects it. */
   boolean completes(Aggregation aggregation) {
-    if (clientPartitioned) {
-      return false;
-    }
-    for (AggregateFunc f : Aggregations.functions(aggregation)) {
-      // Spark then divides a pushed SUM by a pushed COUNT itself, at its own decimal scale.
-      if (f instanceof Avg && (context() == null || !context.aggregates.avgIsExact((Avg) f))) {
-        return false;
-      }
-    }
-    return true;
+    return !clientPartitioned && Aggregations.complete(aggregation, context());
   }
 
   boolean aggregates(Aggregation agg) {
@@ -188,16 +174,8 @@ final class PushedRead {
       return false;
     }
     boolean complete = completes(agg);
-    if (!complete && !Aggregations.mergeable(agg)) {
+    if (!complete && !Aggregations.mergeable(agg, context)) {
       return false;
-    }
-    for (AggregateFunc f : Aggregations.functions(agg)) {
-      // Merging partial sums, Spark casts each one to the decimal column's own type, which a sum
-      // can exceed: Spark's answer would be NULL or an error where its own sum is right.
-      if (!complete && context.aggregates.decimalSum(f)) {
-        LOG.info("Aggregates not pushed: a partial SUM over a decimal column ({})", f);
-        return false;
-      }
     }
     Optional<Aggregations.Composed> composed = Aggregations.compose(agg, context, pushed);
     if (!composed.isPresent()) {
@@ -360,12 +338,7 @@ final class PushedRead {
     PushedQuery query = pushed != null ? pushed : PushdownContext.base(null, config);
     StructType readSchema;
     if (context == null && byName) {
-      throw new IllegalArgumentException(
-          "The schema given to the read of "
-              + config.displayName()
-              + " is not its source's columns in their order, so the read selects them by name,"
-              + " which the server's dialect cannot write here (see the log). Give the columns in"
-              + " the source's order, or set option 'dialect'.");
+      throw UserSchema.unselectable(config);
     } else if (context == null) {
       readSchema = schema;
     } else if (aggregation != null) {
@@ -382,11 +355,7 @@ final class PushedRead {
     }
     LOG.debug("Read of {} sends: {}", config.displayName(), query.sql());
     ScanPlan plan = new ScanPlan(config, query, readSchema, schema, context != null);
-    // An aggregate without GROUP BY has one row, in each client-side partition too.
-    boolean oneRow =
-        aggregation != null
-            && Aggregations.groupBys(aggregation).length == 0
-            && query.offset() == 0;
+    boolean oneRow = Aggregations.oneRow(aggregation, query);
     return new FlightSqlScan(
         readSchema, config, plan, runtimeFilters(query), description(query), oneRow);
   }

@@ -158,6 +158,16 @@ final class UserSchema {
     return new Match(comparable, given.equals(source));
   }
 
+  /** The failure of a read that must select its columns by name, where nothing can be pushed. */
+  static IllegalArgumentException unselectable(FlightSqlReadConfig config) {
+    return new IllegalArgumentException(
+        "The schema given to the read of "
+            + config.displayName()
+            + " is not its source's columns in their order, so the read selects them by name,"
+            + " which the server's dialect cannot write here (see the log). Give the columns in"
+            + " the source's order, or set option 'dialect'.");
+  }
+
   private static String names(Schema arrow) {
     List<String> names = new ArrayList<>();
     for (Field field : arrow.getFields()) {

@@ -33,11 +33,11 @@ import org.apache.spark.sql.types.ShortType;
  *   <li>COUNT: {@code CAST(COUNT(..) AS BIGINT)}.
  *   <li>SUM over TINYINT, SMALLINT and INT: summed as BIGINT, which no sum of fewer than 2^32 such
  *       values overflows. Over BIGINT only under ANSI mode (where Spark fails on overflow) and
- *       where the dialect's sums fail on overflow too ({@link Dialect#checkedBigintSums()}): a
+ *       where the dialect's sums fail on overflow too ({@link Dialect#sumOverflowsAsSpark}): a
  *       server that wraps, or Spark that wraps (ANSI off) while the server fails, would change the
  *       answer.
  *   <li>SUM over FLOAT and DOUBLE: as DOUBLE; over DOUBLE only where the server's sum past the
- *       type's range is an infinity, as Spark's is ({@link Dialect#infiniteDoubleSums()}).
+ *       type's range is an infinity, as Spark's is ({@link Dialect#sumOverflowsAsSpark}).
  *   <li>SUM over DECIMAL(p, s): as DECIMAL(p + 10, s), Spark's type, where p + 10 is at most 38, so
  *       that no sum of fewer than 10^10 values overflows; past 38 Spark's sum may overflow (NULL,
  *       or an error under ANSI) where the server's does not. Only for a complete pushdown ({@link
@@ -146,12 +146,13 @@ public final class AggregateSql {
       return widened(column, LONG).flatMap(x -> cast(prefix + x + ")", LONG));
     }
     if (type instanceof LongType) {
-      if (!ansi || !dialect.checkedBigintSums()) {
+      if (!ansi || !dialect.sumOverflowsAsSpark(LONG)) {
         return Optional.empty();
       }
       return widened(column, LONG).flatMap(x -> cast(prefix + x + ")", LONG));
     }
-    if (type instanceof FloatType || (type instanceof DoubleType && dialect.infiniteDoubleSums())) {
+    if (type instanceof FloatType
+        || (type instanceof DoubleType && dialect.sumOverflowsAsSpark(type))) {
       return widened(column, DataTypes.DoubleType)
           .flatMap(x -> cast(prefix + x + ")", DataTypes.DoubleType));
     }
@@ -178,7 +179,7 @@ public final class AggregateSql {
             || type instanceof IntegerType
             || type instanceof LongType
             || type instanceof FloatType
-            || (type instanceof DoubleType && dialect.infiniteDoubleSums());
+            || (type instanceof DoubleType && dialect.sumOverflowsAsSpark(type));
     if (!widenable) {
       return Optional.empty();
     }
