@@ -96,8 +96,9 @@ public final class FlightSqlDataSource
   }
 
   /**
-   * A read with a schema of the user's, and a write, which hands its DataFrame's schema before
-   * Spark turns to {@link #createRelation}, need no round trip to the server.
+   * A read with a schema of the user's is matched by name against the server's columns when Spark
+   * first asks for the table's schema, at load; a write, which hands its DataFrame's schema before
+   * Spark turns to {@link #createRelation}, never asks, and makes no round trip here.
    */
   @Override
   public boolean supportsExternalMetadata() {
@@ -107,9 +108,13 @@ public final class FlightSqlDataSource
   @Override
   public Table getTable(
       StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    Set<String> comparable = schema.equals(inferredSchema) ? inferredComparable : null;
     Map<String, String> options = withSessionConf(SparkSession.active(), properties);
-    return new FlightSqlTable(schema, FlightSqlReadConfig.from(options), comparable, null, options);
+    FlightSqlReadConfig config = FlightSqlReadConfig.from(options);
+    if (!schema.equals(inferredSchema)) {
+      // Never bound by position: a column could show another one's values.
+      return FlightSqlTable.withGivenSchema(schema, config, options);
+    }
+    return new FlightSqlTable(schema, config, inferredComparable, null, options);
   }
 
   /**

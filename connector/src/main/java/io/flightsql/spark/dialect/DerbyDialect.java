@@ -7,6 +7,7 @@ import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampType;
 
@@ -124,5 +125,11 @@ final class DerbyDialect extends Dialect {
   @Override
   public Optional<String> currentSchemaQuery() {
     return Optional.of("VALUES CURRENT SCHEMA");
+  }
+
+  /** Derby fails a SUM that leaves BIGINT's range, and one that leaves DOUBLE's. */
+  @Override
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof LongType;
   }
 }

@@ -287,6 +287,16 @@ public abstract class Dialect implements Serializable {
     return StandardTypes.of(type);
   }
 
+  /** The type a CAST names for Spark type {@code type}; empty where this dialect has none. */
+  public Optional<String> castType(DataType type) {
+    return Optional.ofNullable(typeName(type));
+  }
+
+  /** Whether SUM over {@code type} overflows as in Spark: fails for BIGINT, infinite for DOUBLE. */
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return false;
+  }
+
   /** {@code CREATE TABLE} for a DataFrame's schema. */
   public final String createTable(TableRef table, StructType schema) {
     StringBuilder sql = new StringBuilder("CREATE TABLE ").append(table(table)).append(" (");

@@ -6,6 +6,8 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -111,5 +113,14 @@ final class DuckDbDialect extends Dialect {
   @Override
   public Optional<String> currentSchemaQuery() {
     return Optional.of("SELECT current_database(), current_schema()");
+  }
+
+  /**
+   * DuckDB sums BIGINTs as HUGEINTs, and the cast back to BIGINT around the pushed SUM fails where
+   * the sum leaves BIGINT's range; its sum of doubles past the range is an infinity.
+   */
+  @Override
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof LongType || type instanceof DoubleType;
   }
 }

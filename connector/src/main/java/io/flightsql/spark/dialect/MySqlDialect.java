@@ -4,6 +4,9 @@ import io.flightsql.spark.client.metadata.TableRef;
 import java.util.Optional;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
@@ -81,5 +84,20 @@ final class MySqlDialect extends Dialect {
   @Override
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("RENAME TABLE " + table(table) + " TO " + table(table.withName(newName)));
+  }
+
+  /** MySQL's CAST knows SIGNED, not BIGINT, and DOUBLE, not DOUBLE PRECISION. */
+  @Override
+  public Optional<String> castType(DataType type) {
+    if (type instanceof LongType) {
+      return Optional.of("SIGNED");
+    }
+    if (type instanceof DoubleType) {
+      return Optional.of("DOUBLE");
+    }
+    if (type instanceof DecimalType) {
+      return super.castType(type);
+    }
+    return Optional.empty();
   }
 }

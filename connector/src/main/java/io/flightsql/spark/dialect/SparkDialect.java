@@ -104,4 +104,10 @@ final class SparkDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  /** Spark SQL sums doubles as IEEE doubles: past the range, an infinity. */
+  @Override
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof DoubleType;
+  }
 }

@@ -144,4 +144,10 @@ final class SqliteDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  /** SQLite's sum() of integers fails with "integer overflow". */
+  @Override
+  public boolean sumOverflowsAsSpark(DataType type) {
+    return type instanceof LongType;
+  }
 }

@@ -1,5 +1,6 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.sql.AggregateSql;
 import io.flightsql.spark.sql.PushedQuery;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,9 @@ import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.aggregate.Avg;
 import org.apache.spark.sql.connector.expressions.aggregate.Count;
 import org.apache.spark.sql.connector.expressions.aggregate.Sum;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The parts of Spark's {@link Aggregation}, and the query that computes one on the server. Spark
@@ -33,17 +37,26 @@ final class Aggregations {
     return (Expression[]) accessor(aggregation, "groupByExpressions");
   }
 
-  /** How many columns the aggregated query has: the GROUP BY columns, then the aggregates. */
-  static int columns(Aggregation aggregation) {
-    return groupBys(aggregation).length + functions(aggregation).length;
+  /**
+   * Whether a read of {@code query}, aggregated by {@code aggregation} (null for none), has exactly
+   * one row: an aggregate without GROUP BY, with no offset after it; in a read split on the client,
+   * each of its queries.
+   */
+  static boolean oneRow(Aggregation aggregation, PushedQuery query) {
+    return aggregation != null && groupBys(aggregation).length == 0 && query.offset() == 0;
   }
 
-  /** Whether Spark can merge per-query results of these aggregates (no DISTINCT, no AVG). */
-  static boolean mergeable(Aggregation aggregation) {
+  /**
+   * Whether Spark can merge per-query results of these aggregates: no DISTINCT, no AVG, and no SUM
+   * over a decimal, since Spark casts each partial sum to the column's own type, which a sum can
+   * exceed (Spark's answer would be NULL or an error where its own sum is right).
+   */
+  static boolean mergeable(Aggregation aggregation, PushdownContext context) {
     for (AggregateFunc f : functions(aggregation)) {
       if (f instanceof Avg
           || (f instanceof Count && ((Count) f).isDistinct())
-          || (f instanceof Sum && ((Sum) f).isDistinct())) {
+          || (f instanceof Sum && ((Sum) f).isDistinct())
+          || context.aggregates.decimalSum(f)) {
         return false;
       }
     }
@@ -51,31 +64,65 @@ final class Aggregations {
   }
 
   /**
-   * {@code query} aggregated: the GROUP BY columns and then each aggregate (named {@link #ALIAS}
-   * and its position) in the select list; empty when the context cannot write one of them.
+   * Whether the server computes these aggregates as Spark does, for Spark only to project them; not
+   * where an AVG needs Spark to divide a pushed SUM by a pushed COUNT, at its own decimal scale.
+   *
+   * @param context the read's context, or null where nothing may be pushed
    */
-  static Optional<PushedQuery> compose(
+  static boolean complete(Aggregation aggregation, PushdownContext context) {
+    for (AggregateFunc f : functions(aggregation)) {
+      if (f instanceof Avg && (context == null || !context.aggregates.avgIsExact((Avg) f))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** An aggregated query, and the Spark types of its columns as Spark computes them. */
+  static final class Composed {
+    final PushedQuery query;
+    final StructType expected;
+
+    Composed(PushedQuery query, StructType expected) {
+      this.query = query;
+      this.expected = expected;
+    }
+  }
+
+  /**
+   * {@code query} aggregated: the GROUP BY columns and then each aggregate (named {@link #ALIAS}
+   * and its position) in the select list, each asking for the type Spark's own aggregate has; empty
+   * when the context cannot write one of them so.
+   */
+  static Optional<Composed> compose(
       Aggregation aggregation, PushdownContext context, PushedQuery query) {
     List<String> groups = new ArrayList<>();
     List<String> select = new ArrayList<>();
-    for (Expression e : groupBys(aggregation)) {
-      Optional<String> sql = context.expressions.groupBy(e);
+    List<StructField> expected = new ArrayList<>();
+    Expression[] groupBys = groupBys(aggregation);
+    for (int i = 0; i < groupBys.length; i++) {
+      Optional<AggregateSql.Typed> sql = context.aggregates.groupBy(groupBys[i]);
       if (!sql.isPresent()) {
         return Optional.empty();
       }
-      groups.add(sql.get());
-      select.add(sql.get());
+      groups.add(sql.get().sql());
+      select.add(sql.get().sql());
+      expected.add(DataTypes.createStructField("group_" + i, sql.get().type(), true));
     }
     AggregateFunc[] functions = functions(aggregation);
     for (int i = 0; i < functions.length; i++) {
-      Optional<String> sql = context.expressions.aggregate(functions[i]);
+      Optional<AggregateSql.Typed> sql = context.aggregates.aggregate(functions[i]);
       Optional<String> alias = context.dialect.identifier(ALIAS + i);
       if (!sql.isPresent() || !alias.isPresent()) {
         return Optional.empty();
       }
-      select.add(sql.get() + " AS " + alias.get());
+      select.add(sql.get().sql() + " AS " + alias.get());
+      expected.add(DataTypes.createStructField(ALIAS + i, sql.get().type(), true));
     }
-    return Optional.of(query.select(select).groupBy(groups));
+    return Optional.of(
+        new Composed(
+            query.select(select).groupBy(groups),
+            DataTypes.createStructType(expected.toArray(new StructField[0]))));
   }
 
   private static Object accessor(Object aggregation, String name) {

@@ -3,7 +3,10 @@ package io.flightsql.spark.read;
 import io.flightsql.spark.client.PlannedEndpoint;
 import io.flightsql.spark.client.transport.FlightUri;
 import io.flightsql.spark.client.transport.SessionState;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.connector.read.InputPartition;
 
@@ -23,6 +26,12 @@ final class FlightSqlInputPartition implements InputPartition {
   /** The server endpoint; null for a client-side partition. */
   private final PlannedEndpoint endpoint;
 
+  /**
+   * The endpoints of the same query read after {@link #endpoint}, in order, by the same reader:
+   * empty but for an aggregate without GROUP BY, whose one row only a reader of all can check.
+   */
+  private final List<PlannedEndpoint> following;
+
   /** The query a client-side partition runs; null for a server endpoint. */
   private final String query;
 
@@ -30,9 +39,15 @@ final class FlightSqlInputPartition implements InputPartition {
   private final SessionState session;
 
   private FlightSqlInputPartition(
-      int index, PlannedEndpoint endpoint, String query, FlightUri server, SessionState session) {
+      int index,
+      PlannedEndpoint endpoint,
+      List<PlannedEndpoint> following,
+      String query,
+      FlightUri server,
+      SessionState session) {
     this.index = index;
     this.endpoint = endpoint;
+    this.following = Collections.unmodifiableList(new ArrayList<>(following));
     this.query = query;
     this.server = server;
     this.session = session;
@@ -41,13 +56,29 @@ final class FlightSqlInputPartition implements InputPartition {
   /** A server endpoint, read with the driver's session {@code session}. */
   static FlightSqlInputPartition endpoint(PlannedEndpoint endpoint, SessionState session) {
     return new FlightSqlInputPartition(
-        endpoint.index(), endpoint, null, endpoint.targets().get(0), session);
+        endpoint.index(),
+        endpoint,
+        Collections.emptyList(),
+        null,
+        endpoint.targets().get(0),
+        session);
+  }
+
+  /**
+   * The server endpoints of one query (at least one), read one after the other by one reader, with
+   * the driver's session {@code session}.
+   */
+  static FlightSqlInputPartition endpoints(List<PlannedEndpoint> endpoints, SessionState session) {
+    PlannedEndpoint first = endpoints.get(0);
+    return new FlightSqlInputPartition(
+        0, first, endpoints.subList(1, endpoints.size()), null, first.targets().get(0), session);
   }
 
   /** A client-side partition that runs {@code query} on {@code server}. */
   static FlightSqlInputPartition query(
       int index, String query, FlightUri server, SessionState session) {
-    return new FlightSqlInputPartition(index, null, query, server, session);
+    return new FlightSqlInputPartition(
+        index, null, Collections.emptyList(), query, server, session);
   }
 
   int index() {
@@ -62,6 +93,11 @@ final class FlightSqlInputPartition implements InputPartition {
   /** The server endpoint; only when not {@link #isQuery()}. */
   PlannedEndpoint endpoint() {
     return endpoint;
+  }
+
+  /** The endpoints read after {@link #endpoint()}, in order; empty for most partitions. */
+  List<PlannedEndpoint> following() {
+    return following;
   }
 
   /** The partition's query, or the query whose endpoint this is. */
@@ -87,6 +123,11 @@ final class FlightSqlInputPartition implements InputPartition {
     for (FlightUri target : endpoint.targets()) {
       hosts.add(target.host());
     }
+    for (PlannedEndpoint next : following) {
+      for (FlightUri target : next.targets()) {
+        hosts.add(target.host());
+      }
+    }
     return hosts.toArray(new String[0]);
   }
 
@@ -95,6 +136,7 @@ final class FlightSqlInputPartition implements InputPartition {
     return "FlightSqlInputPartition{index="
         + index
         + (isQuery() ? ", query=" + query + " on " + server : ", " + endpoint)
+        + (following.isEmpty() ? "" : ", then " + following)
         + "}";
   }
 }

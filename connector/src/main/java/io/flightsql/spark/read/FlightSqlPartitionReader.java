@@ -1,6 +1,7 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.EndpointCursor;
+import io.flightsql.spark.client.PlannedEndpoint;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.StreamSchemas;
@@ -14,7 +15,9 @@ import io.flightsql.spark.types.ArrowToSpark;
 import io.flightsql.spark.vector.ArrowBackedColumnVector;
 import io.flightsql.spark.vector.BatchChecks;
 import io.flightsql.spark.vector.MalformedBatchException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -46,7 +49,15 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   private final FlightSqlInputPartition partition;
   private final FlightSqlReadConfig config;
   private final StructType schema;
-  private final EndpointCursor cursor;
+
+  /** The cursor of the endpoint read now: the partition's, then each of its following ones. */
+  private EndpointCursor cursor;
+
+  /** The following endpoints of the partition not opened yet. */
+  private final Deque<PlannedEndpoint> following;
+
+  /** Whether the partition is an aggregate without GROUP BY, whose rows must be exactly one. */
+  private final boolean oneRow;
 
   private VectorSchemaRoot boundRoot;
   private ArrowBackedColumnVector[] columns;
@@ -69,11 +80,20 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
   /** When the last batch was handed to Spark (System.nanoTime), or 0 when none is out. */
   private long handedOutAt;
 
+  /**
+   * @param oneRow whether the partition reads the whole answer to an aggregate without GROUP BY,
+   *     which is one row: the read fails, naming the query, when the server sends another number
+   */
   FlightSqlPartitionReader(
-      FlightSqlInputPartition partition, StructType schema, FlightSqlReadConfig config) {
+      FlightSqlInputPartition partition,
+      StructType schema,
+      FlightSqlReadConfig config,
+      boolean oneRow) {
     this.partition = partition;
+    this.oneRow = oneRow;
     this.config = config;
     this.schema = schema;
+    this.following = new ArrayDeque<>(partition.isQuery() ? List.of() : partition.following());
     this.cursor =
         partition.isQuery()
             ? EndpointCursor.overQuery(
@@ -91,12 +111,31 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
                 SparkPlanningCancellation.current());
   }
 
+  private EndpointCursor endpointCursor(PlannedEndpoint endpoint) {
+    return EndpointCursor.overEndpoint(
+        config.connection(),
+        partition.session(),
+        endpoint,
+        config.queryTimeout().orElse(null),
+        SparkPlanningCancellation.current());
+  }
+
   @Override
   public boolean next() {
     countSparkTime();
     long start = System.nanoTime();
     try {
-      if (!cursor.next()) {
+      while (!cursor.next()) {
+        if (!following.isEmpty()) {
+          cursor.close();
+          // Closed: close() must not close it again if the next one fails to open.
+          cursor = null;
+          cursor = endpointCursor(following.poll());
+          continue;
+        }
+        if (oneRow && rows != 1) {
+          throw notOneRow(rows, "the server answered", partition.query());
+        }
         return false;
       }
       load(cursor.root(), cursor.dictionaries());
@@ -139,6 +178,9 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
     int count = root.getRowCount();
     batch.setNumRows(count);
     rows += count;
+    if (oneRow && rows > 1) {
+      throw notOneRow(rows, "the server answered", partition.query());
+    }
     bytes += batchBytes;
     batches++;
     LOG.debug("Partition {}: batch {} with {} rows", partition.index(), batches, count);
@@ -199,6 +241,25 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         detail);
   }
 
+  /**
+   * The failure of a read whose aggregate without GROUP BY came back with {@code rows} rows (at
+   * least that many, when more than one), where SQL and Spark give exactly one: shown as it is, the
+   * answer would be an empty result or extra rows.
+   */
+  static FlightSqlConnectorException notOneRow(long rows, String what, String sql) {
+    String detail = rows + (rows > 1 ? " or more rows" : " rows");
+    return FlightErrors.problem(
+        "An aggregate without GROUP BY has exactly one row, but "
+            + what
+            + " its pushed query with "
+            + detail
+            + ": "
+            + sql
+            + ". Set option 'pushDownAggregate' to false to have Spark compute it",
+        "UNKNOWN",
+        detail);
+  }
+
   @Override
   public ColumnarBatch get() {
     return batch;
@@ -227,6 +288,8 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         batches,
         streams);
     boundRoot = null;
-    cursor.close();
+    if (cursor != null) {
+      cursor.close();
+    }
   }
 }

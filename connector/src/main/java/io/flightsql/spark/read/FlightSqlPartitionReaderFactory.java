@@ -18,9 +18,13 @@ final class FlightSqlPartitionReaderFactory implements PartitionReaderFactory {
   private final StructType schema;
   private final FlightSqlReadConfig config;
 
-  FlightSqlPartitionReaderFactory(StructType schema, FlightSqlReadConfig config) {
+  /** Whether each partition is an aggregate without GROUP BY, which must read one row. */
+  private final boolean oneRow;
+
+  FlightSqlPartitionReaderFactory(StructType schema, FlightSqlReadConfig config, boolean oneRow) {
     this.schema = schema;
     this.config = config;
+    this.oneRow = oneRow;
   }
 
   @Override
@@ -30,7 +34,8 @@ final class FlightSqlPartitionReaderFactory implements PartitionReaderFactory {
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-    return new FlightSqlPartitionReader((FlightSqlInputPartition) partition, schema, config);
+    return new FlightSqlPartitionReader(
+        (FlightSqlInputPartition) partition, schema, config, oneRow);
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.flightsql.spark.read;
 
+import io.flightsql.spark.client.PlannedEndpoint;
+import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
@@ -56,23 +58,30 @@ final class FlightSqlScan
   /** How runtime filters are written; null where this read takes none. */
   private final RuntimeFilterSql runtimeFilters;
 
+  /** Whether each query of the read is an aggregate without GROUP BY, which has one row. */
+  private final boolean oneRow;
+
   /**
    * @param schema what the scan returns (pruned, or the aggregates)
    * @param runtimeFilters how runtime filters on the columns of {@code schema} are written, or null
    *     where the read takes none (a pushed aggregate, limit, offset or top-N, or option {@code
    *     pushDownRuntimeFilter} off)
+   * @param oneRow whether the query pushed is an aggregate without GROUP BY, whose answer is one
+   *     row: read in one partition, which checks it ({@link FlightSqlPartitionReader})
    */
   FlightSqlScan(
       StructType schema,
       FlightSqlReadConfig config,
       ScanPlan plan,
       RuntimeFilterSql runtimeFilters,
-      ScanDescription description) {
+      ScanDescription description,
+      boolean oneRow) {
     this.schema = schema;
     this.config = config;
     this.plan = plan;
     this.runtimeFilters = runtimeFilters;
     this.description = description;
+    this.oneRow = oneRow;
   }
 
   @Override
@@ -106,9 +115,31 @@ final class FlightSqlScan
         new StreamSourceReads(sourceSchema, config), checkpointLocation);
   }
 
+  /**
+   * The partitions of the plan. An aggregate without GROUP BY that the server planned as several
+   * endpoints is read as one partition that reads them one after the other: only a reader of all
+   * its rows can check that there is one.
+   */
   @Override
   public InputPartition[] planInputPartitions() {
-    return plan.partitions();
+    InputPartition[] partitions = plan.partitions();
+    if (!oneRow || partitions.length == 1 || config.partitioning().isClientSide()) {
+      return partitions;
+    }
+    if (partitions.length == 0) {
+      throw FlightSqlPartitionReader.notOneRow(
+          0, "the server planned no endpoint for", plan.query().sql());
+    }
+    List<PlannedEndpoint> endpoints = new ArrayList<>();
+    for (InputPartition partition : partitions) {
+      endpoints.add(((FlightSqlInputPartition) partition).endpoint());
+    }
+    LOG.debug(
+        "The aggregate of {} has {} endpoints: one partition reads them all",
+        config.displayName(),
+        partitions.length);
+    SessionState session = ((FlightSqlInputPartition) partitions[0]).session();
+    return new InputPartition[] {FlightSqlInputPartition.endpoints(endpoints, session)};
   }
 
   /**
@@ -180,6 +211,6 @@ final class FlightSqlScan
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new FlightSqlPartitionReaderFactory(schema, config);
+    return new FlightSqlPartitionReaderFactory(schema, config, oneRow);
   }
 }

@@ -68,6 +68,14 @@ class FlightSqlScanBuilder
   }
 
   /**
+   * Makes the read select its columns by name: the table's columns are a schema the user gave, not
+   * the source's in its order ({@link UserSchema}). Called once, before Spark pushes anything.
+   */
+  final void selectByName() {
+    read.selectByName();
+  }
+
+  /**
    * Runs one step of pushdown. A failure closes the probe session before it leaves the builder:
    * Spark then never calls {@link #build()}.
    */

@@ -45,6 +45,12 @@ public final class FlightSqlTable implements SupportsRead, SupportsWrite {
   /** The options of a streaming write to this table, every source merged; null for none. */
   private final Map<String, String> sinkOptions;
 
+  /** Whether {@link #schema} is one the user gave, matched by name when first needed. */
+  private final boolean givenSchema;
+
+  /** What matching the given schema found; null until then, or for a schema not given. */
+  private UserSchema.Match match;
+
   /**
    * @param comparableColumns the columns whose values the server compares as Spark does (see
    *     ComparableColumns), or null when the table was not built from the server's Arrow schema
@@ -76,11 +82,42 @@ public final class FlightSqlTable implements SupportsRead, SupportsWrite {
       Set<String> comparableColumns,
       ResolvedDialect knownDialect,
       Map<String, String> sinkOptions) {
+    this(schema, config, comparableColumns, knownDialect, sinkOptions, false);
+  }
+
+  private FlightSqlTable(
+      StructType schema,
+      FlightSqlReadConfig config,
+      Set<String> comparableColumns,
+      ResolvedDialect knownDialect,
+      Map<String, String> sinkOptions,
+      boolean givenSchema) {
+    this.givenSchema = givenSchema;
     this.schema = schema;
     this.config = config;
     this.comparableColumns = comparableColumns;
     this.dialect.set(knownDialect);
     this.sinkOptions = sinkOptions;
+  }
+
+  /**
+   * A table of the data source whose schema the user gave ({@code spark.read.schema(...)}) or a
+   * write handed over: matched by name against the server's columns when Spark first asks for it,
+   * which a read does at load and a write never does ({@link UserSchema}).
+   *
+   * @param sinkOptions as for the other constructors
+   */
+  public static FlightSqlTable withGivenSchema(
+      StructType schema, FlightSqlReadConfig config, Map<String, String> sinkOptions) {
+    return new FlightSqlTable(schema, config, null, null, sinkOptions, true);
+  }
+
+  /** The match of the given schema, made once; null for a schema the server gave. */
+  private synchronized UserSchema.Match match() {
+    if (givenSchema && match == null) {
+      match = UserSchema.check(config, schema);
+    }
+    return match;
   }
 
   @Override
@@ -97,6 +134,7 @@ public final class FlightSqlTable implements SupportsRead, SupportsWrite {
   @Override
   @SuppressWarnings("deprecation")
   public StructType schema() {
+    match();
     return schema;
   }
 
@@ -107,7 +145,15 @@ public final class FlightSqlTable implements SupportsRead, SupportsWrite {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return ScanBuilders.create(schema, config, comparableColumns, dialect);
+    UserSchema.Match given = match();
+    if (given == null) {
+      return ScanBuilders.create(schema, config, comparableColumns, dialect);
+    }
+    FlightSqlScanBuilder builder = ScanBuilders.create(schema, config, given.comparable, dialect);
+    if (!given.sourceOrder) {
+      builder.selectByName();
+    }
+    return builder;
   }
 
   /**

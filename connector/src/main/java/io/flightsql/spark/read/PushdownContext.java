@@ -6,6 +6,7 @@ import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.dialect.ResolvedDialect;
+import io.flightsql.spark.sql.AggregateSql;
 import io.flightsql.spark.sql.ExpressionSql;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.sql.SourceColumns;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -39,6 +41,7 @@ final class PushdownContext {
   final Dialect dialect;
   final SourceColumns columns;
   final ExpressionSql expressions;
+  final AggregateSql aggregates;
 
   /**
    * Whether sessions on this server take options catalog and schema as their defaults; where they
@@ -52,6 +55,7 @@ final class PushdownContext {
     this.dialect = resolved.dialect();
     this.columns = columns;
     this.expressions = new ExpressionSql(dialect, columns);
+    this.aggregates = new AggregateSql(dialect, columns, SQLConf.get().ansiEnabled());
     this.sessionHasDefaults = sessionHasDefaults;
   }
 

@@ -12,6 +12,7 @@ import java.lang.ref.Cleaner;
 import java.util.Collections;
 import java.util.Optional;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,11 +137,13 @@ final class PushdownProbes implements AutoCloseable {
   /**
    * What the server answers an aggregated query with, asked as Spark's JDBC source does: the schema
    * of {@code candidate} with {@code 1 = 0} added, without computing it. Empty when the server
-   * refuses it, or answers other than {@code columns} columns Spark reads as they are, or (with
-   * {@code oneRowOverNothing}) answers aggregates over no rows with no row.
+   * refuses it, or answers other columns than {@code expected}, the types Spark's own aggregates
+   * have (Spark would cast the server's answer, which is not its own: an AVG of INTEGERs answered
+   * as an INTEGER), or columns the connector converts, or (with {@code oneRowOverNothing}) answers
+   * aggregates over no rows with no row.
    */
   Optional<StructType> aggregateSchema(
-      PushedQuery candidate, int columns, boolean oneRowOverNothing) {
+      PushedQuery candidate, StructType expected, boolean oneRowOverNothing) {
     String probe = candidate.where(Collections.singletonList("(1 = 0)")).sql();
     Schema arrow;
     try {
@@ -157,9 +160,26 @@ final class PushdownProbes implements AutoCloseable {
       LOG.info("Aggregates not pushed: Spark cannot read {}'s answer: {}", probe, e.getMessage());
       return Optional.empty();
     }
-    if (result.size() != columns || ComparableColumns.of(arrow, result).size() != result.size()) {
+    if (result.size() != expected.size()
+        || ComparableColumns.of(arrow, result).size() != result.size()) {
       LOG.info("Aggregates not pushed: the server answers {} with {}", probe, arrow);
       return Optional.empty();
+    }
+    for (int i = 0; i < expected.size(); i++) {
+      DataType spark = expected.fields()[i].dataType();
+      DataType server = result.fields()[i].dataType();
+      if (!spark.equals(server)) {
+        LOG.info(
+            "Aggregates not pushed into the read of {}: column {} of {} is {} ({}) where Spark's"
+                + " own aggregate is {}",
+            config.displayName(),
+            i + 1,
+            probe,
+            server.simpleString(),
+            arrow.getFields().get(i).getType(),
+            spark.simpleString());
+        return Optional.empty();
+      }
     }
     if (oneRowOverNothing && !oneRowOfNothing(probe)) {
       return Optional.empty();

@@ -12,9 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.connector.expressions.SortOrder;
-import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
-import org.apache.spark.sql.connector.expressions.aggregate.Avg;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructField;
@@ -70,6 +68,9 @@ final class PushedRead {
   /** The join pushed into this read, for EXPLAIN; null for none. */
   private String join;
 
+  /** Whether the columns are selected by name: a schema the user gave, not the source's order. */
+  private boolean byName;
+
   /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server when needed
@@ -89,6 +90,11 @@ final class PushedRead {
     this.knownDialect = knownDialect;
     this.probes = probes;
     this.clientPartitioned = config.partitioning().isClientSide();
+  }
+
+  /** Selects the read's columns by name, whatever is pruned (see {@link UserSchema}). */
+  void selectByName() {
+    byName = true;
   }
 
   /** The context, or null when nothing may be pushed into this read. */
@@ -160,16 +166,7 @@ final class PushedRead {
 
   /** Whether the server's answer to an aggregation is the final one: Spark only projects it. */
   boolean completes(Aggregation aggregation) {
-    if (clientPartitioned) {
-      return false;
-    }
-    for (AggregateFunc f : Aggregations.functions(aggregation)) {
-      // Spark then divides a pushed SUM by a pushed COUNT itself, at its own decimal scale.
-      if (f instanceof Avg && (context() == null || !context.expressions.avgIsExact((Avg) f))) {
-        return false;
-      }
-    }
-    return true;
+    return !clientPartitioned && Aggregations.complete(aggregation, context());
   }
 
   boolean aggregates(Aggregation agg) {
@@ -177,18 +174,18 @@ final class PushedRead {
       return false;
     }
     boolean complete = completes(agg);
-    if (!complete && !Aggregations.mergeable(agg)) {
+    if (!complete && !Aggregations.mergeable(agg, context)) {
       return false;
     }
-    Optional<PushedQuery> composed = Aggregations.compose(agg, context, pushed);
+    Optional<Aggregations.Composed> composed = Aggregations.compose(agg, context, pushed);
     if (!composed.isPresent()) {
       return false;
     }
-    PushedQuery candidate = composed.get();
+    PushedQuery candidate = composed.get().query;
     Optional<StructType> result =
         probes.aggregateSchema(
             candidate,
-            Aggregations.columns(agg),
+            composed.get().expected,
             Aggregations.groupBys(agg).length == 0 && context.resolved.sqlGuessed());
     if (!result.isPresent()) {
       return false;
@@ -333,20 +330,22 @@ final class PushedRead {
 
   /** The scan of what was taken. */
   Scan scan() {
-    if (clientPartitioned || (required != null && !sameColumns(required, schema))) {
+    if (byName || clientPartitioned || (required != null && !sameColumns(required, schema))) {
       // Column pruning has no option of its own: it needs only the dialect's quoting. Each
       // client partition's condition goes into a composed query.
       context();
     }
     PushedQuery query = pushed != null ? pushed : PushdownContext.base(null, config);
     StructType readSchema;
-    if (context == null) {
+    if (context == null && byName) {
+      throw UserSchema.unselectable(config);
+    } else if (context == null) {
       readSchema = schema;
     } else if (aggregation != null) {
       readSchema = aggregateSchema;
     } else {
       readSchema = context.prunedSchema(schema, required);
-      if (!sameColumns(readSchema, schema)) {
+      if (byName || !sameColumns(readSchema, schema)) {
         List<String> select = new ArrayList<>();
         for (StructField field : readSchema.fields()) {
           select.add(context.columns.resolve(new String[] {field.name()}).get().sql());
@@ -356,7 +355,9 @@ final class PushedRead {
     }
     LOG.debug("Read of {} sends: {}", config.displayName(), query.sql());
     ScanPlan plan = new ScanPlan(config, query, readSchema, schema, context != null);
-    return new FlightSqlScan(readSchema, config, plan, runtimeFilters(query), description(query));
+    boolean oneRow = Aggregations.oneRow(aggregation, query);
+    return new FlightSqlScan(
+        readSchema, config, plan, runtimeFilters(query), description(query), oneRow);
   }
 
   /**

@@ -108,7 +108,7 @@ final class StreamSourceReads implements SourceReads {
 
   @Override
   public PartitionReaderFactory readerFactory() {
-    return new FlightSqlPartitionReaderFactory(schema, config);
+    return new FlightSqlPartitionReaderFactory(schema, config, false);
   }
 
   @Override
@@ -117,7 +117,7 @@ final class StreamSourceReads implements SourceReads {
     FlightSqlInputPartition partition =
         FlightSqlInputPartition.query(0, query.sql(), config.uri(), SessionState.empty());
     try (FlightSqlPartitionReader reader =
-        new FlightSqlPartitionReader(partition, answer, config)) {
+        new FlightSqlPartitionReader(partition, answer, config, false)) {
       while (reader.next()) {
         ColumnarBatch batch = reader.get();
         for (int i = 0; i < batch.numRows(); i++) {

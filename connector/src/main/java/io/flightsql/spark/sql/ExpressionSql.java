@@ -11,28 +11,13 @@ import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.NullOrdering;
 import org.apache.spark.sql.connector.expressions.SortDirection;
 import org.apache.spark.sql.connector.expressions.SortOrder;
-import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
-import org.apache.spark.sql.connector.expressions.aggregate.Avg;
-import org.apache.spark.sql.connector.expressions.aggregate.Count;
-import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
-import org.apache.spark.sql.connector.expressions.aggregate.Max;
-import org.apache.spark.sql.connector.expressions.aggregate.Min;
-import org.apache.spark.sql.connector.expressions.aggregate.Sum;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
-import org.apache.spark.sql.types.ByteType;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.FloatType;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 
 /**
- * Writes Spark's pushed expressions (predicates, aggregates, sort orders) as SQL of a {@link
- * Dialect} over {@link SourceColumns}. Each method answers empty unless the whole expression can be
- * written so that the server computes what Spark would: then Spark keeps that work.
+ * Writes Spark's pushed expressions (predicates, sort orders) as SQL of a {@link Dialect} over
+ * {@link SourceColumns}. Each method answers empty unless the whole expression can be written so
+ * that the server computes what Spark would: then Spark keeps that work.
  *
  * <p>Operands are top-level columns and literals only; a column the server would compare
  * differently (see {@link SourceColumns.Column#comparable()}) is never an operand.
@@ -183,67 +168,6 @@ public final class ExpressionSql {
         .resolve(((NamedReference) e).fieldNames())
         .filter(SourceColumns.Column::comparable)
         .filter(col -> ArrowToSpark.isScalar(col.type()));
-  }
-
-  /** A column to group by. */
-  public Optional<String> groupBy(Expression e) {
-    return column(e);
-  }
-
-  /**
-   * An aggregate function. AVG is written only over integral and floating-point columns: over a
-   * decimal Spark's result has a scale of its own, so the builder has Spark divide a pushed SUM by
-   * a pushed COUNT instead.
-   */
-  public Optional<String> aggregate(AggregateFunc f) {
-    if (f instanceof CountStar) {
-      return Optional.of("COUNT(*)");
-    }
-    if (f instanceof Count) {
-      Count count = (Count) f;
-      return column(count.column())
-          .map(col -> "COUNT(" + (count.isDistinct() ? "DISTINCT " : "") + col + ")");
-    }
-    if (f instanceof Sum) {
-      Sum sum = (Sum) f;
-      return numericColumn(sum.column())
-          .map(col -> "SUM(" + (sum.isDistinct() ? "DISTINCT " : "") + col + ")");
-    }
-    if (f instanceof Avg) {
-      Avg avg = (Avg) f;
-      Optional<SourceColumns.Column> col = resolved(avg.column());
-      if (!col.isPresent() || !integralOrFloating(col.get().type())) {
-        return Optional.empty();
-      }
-      return Optional.of("AVG(" + (avg.isDistinct() ? "DISTINCT " : "") + col.get().sql() + ")");
-    }
-    if (f instanceof Min) {
-      return column(((Min) f).column()).map(col -> "MIN(" + col + ")");
-    }
-    if (f instanceof Max) {
-      return column(((Max) f).column()).map(col -> "MAX(" + col + ")");
-    }
-    return Optional.empty();
-  }
-
-  /** Whether Spark's AVG of this aggregate's column is what the server's AVG would return. */
-  public boolean avgIsExact(Avg avg) {
-    return resolved(avg.column()).map(c -> integralOrFloating(c.type())).orElse(false);
-  }
-
-  private Optional<String> numericColumn(Expression e) {
-    return resolved(e)
-        .filter(c -> integralOrFloating(c.type()) || c.type() instanceof DecimalType)
-        .map(SourceColumns.Column::sql);
-  }
-
-  private static boolean integralOrFloating(DataType type) {
-    return type instanceof ByteType
-        || type instanceof ShortType
-        || type instanceof IntegerType
-        || type instanceof LongType
-        || type instanceof FloatType
-        || type instanceof DoubleType;
   }
 
   /** An ORDER BY item over a column. */

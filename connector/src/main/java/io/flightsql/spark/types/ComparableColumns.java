@@ -51,7 +51,8 @@ public final class ComparableColumns {
     return names;
   }
 
-  static boolean holdsSameValues(Field field, DataType spark) {
+  /** Whether {@code field}, read as {@code spark}, holds in Spark the values the server holds. */
+  public static boolean holdsSameValues(Field field, DataType spark) {
     if (field.getDictionary() != null) {
       return false;
     }

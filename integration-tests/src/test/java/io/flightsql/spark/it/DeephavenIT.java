@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * them.
  */
 class DeephavenIT extends FlightSqlContractSuite
-    implements OptimizerContract, StreamingContract, ReadCallsContract {
+    implements OptimizerContract, StreamingContract, ReadCallsContract, AggregateContract {
   @RegisterExtension static final DeephavenServerExtension SERVER = new DeephavenServerExtension();
 
   /**

@@ -43,6 +43,37 @@ final class DeephavenQuirks extends ServerQuirks {
   @Override
   void createTable(String name, List<List<String>> rows) {}
 
+  /** The start-up script made the table with these values (start_deephaven.py). */
+  @Override
+  List<NumericColumn> numericColumns() {
+    return List.of(
+        new NumericColumn("c_byte", "byte", "-127", "127", "127", "NULL", "1"),
+        new NumericColumn("c_short", "short", "-32767", "32767", "30000", "30000", "NULL"),
+        new NumericColumn("c_int", "int", "-2147483647", "2147483647", "2147483647", "1", "NULL"),
+        new NumericColumn(
+            "c_long", "long", "-9223372036854775807", "9223372036854775807", "1", "-1", "NULL"),
+        new NumericColumn(
+            "c_float",
+            "float",
+            "3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "0.5",
+            "-2",
+            "NULL"),
+        new NumericColumn(
+            "c_double",
+            "double",
+            "1.7976931348623157e308",
+            "1.7976931348623157e308",
+            "0.25",
+            "-2",
+            "NULL"));
+  }
+
+  /** The start-up script made them (start_deephaven.py). */
+  @Override
+  void createNumericTable(String name, List<NumericColumn> columns) {}
+
   @Override
   List<String> writeMethods() {
     return List.of();

@@ -29,7 +29,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * comes back as int64 and DATE as text.
  */
 class GoSqliteIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract, StreamingContract, ReadCallsContract {
+    implements FailedWriteContract,
+        OptimizerContract,
+        StreamingContract,
+        ReadCallsContract,
+        AggregateContract {
   @RegisterExtension static final GoSqliteServerExtension SERVER = new GoSqliteServerExtension();
 
   /**

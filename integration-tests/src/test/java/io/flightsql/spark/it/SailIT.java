@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * GetSqlInfo; the connector's probe finds Spark SQL and pushes with backticks.
  */
 class SailIT extends FlightSqlContractSuite
-    implements OptimizerContract, StreamingContract, ReadCallsContract {
+    implements OptimizerContract, StreamingContract, ReadCallsContract, AggregateContract {
   @RegisterExtension static final SailServerExtension SERVER = new SailServerExtension();
 
   /**

@@ -86,6 +86,76 @@ final class SailQuirks extends ServerQuirks {
   }
 
   @Override
+  List<NumericColumn> numericColumns() {
+    return List.of(
+        new NumericColumn("c_tinyint", "TINYINT", "-128", "127", "127", "NULL", "1"),
+        new NumericColumn("c_smallint", "SMALLINT", "-32768", "32767", "30000", "30000", "NULL"),
+        new NumericColumn("c_int", "INT", "-2147483648", "2147483647", "2147483647", "1", "NULL"),
+        new NumericColumn(
+            "c_bigint", "BIGINT", "-9223372036854775808", "9223372036854775807", "1", "-1", "NULL"),
+        new NumericColumn(
+            "c_float",
+            "FLOAT",
+            "-3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "0.5",
+            "NULL"),
+        new NumericColumn(
+            "c_double",
+            "DOUBLE",
+            "1.7976931348623157e308",
+            "1.7976931348623157e308",
+            "0.25",
+            "-2",
+            "NULL"),
+        new NumericColumn(
+            "c_dec", "DECIMAL(9,2)", "-9999999.99", "9999999.99", "9999999.99", "0.01", "NULL"),
+        new NumericColumn(
+            "c_wide",
+            "DECIMAL(30,4)",
+            "-99999999999999999999999999.9999",
+            "1.5",
+            "2.25",
+            "NULL",
+            "3"));
+  }
+
+  /** One statement: Sail's Parquet tables are written whole, each column cast to its type. */
+  @Override
+  void createNumericTable(String name, List<NumericColumn> columns) {
+    List<String> select = new ArrayList<>();
+    List<String> aliases = new ArrayList<>();
+    select.add("CAST(v0 AS INT) AS g");
+    aliases.add("v0");
+    for (int i = 0; i < columns.size(); i++) {
+      NumericColumn column = columns.get(i);
+      select.add("CAST(v" + (i + 1) + " AS " + column.type + ") AS " + column.name);
+      aliases.add("v" + (i + 1));
+    }
+    List<String> rows = new ArrayList<>();
+    for (int row = 0; row < columns.get(0).values.size(); row++) {
+      List<String> values = new ArrayList<>();
+      values.add(Integer.toString(row % 2));
+      for (NumericColumn column : columns) {
+        // Each value typed: VALUES would otherwise give a column one type for 0.5 and 1e308.
+        values.add("CAST(" + column.values.get(row) + " AS " + column.type + ")");
+      }
+      rows.add("(" + String.join(", ", values) + ")");
+    }
+    executeUpdate(
+        "CREATE TABLE "
+            + name
+            + " USING parquet AS SELECT "
+            + String.join(", ", select)
+            + " FROM VALUES "
+            + String.join(", ", rows)
+            + " AS t("
+            + String.join(", ", aliases)
+            + ")");
+  }
+
+  @Override
   String ddlType(ContractColumn column) {
     return byColumn(column, "BIGINT", "STRING", "DOUBLE", "TIMESTAMP_NTZ");
   }

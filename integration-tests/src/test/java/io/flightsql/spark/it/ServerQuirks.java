@@ -169,6 +169,54 @@ abstract class ServerQuirks {
     return false;
   }
 
+  /** A numeric column of {@link AggregateContract}'s table: its name, SQL type and values. */
+  static final class NumericColumn {
+    final String name;
+    final String type;
+
+    /** One SQL literal a row, {@code NULL} included. */
+    final List<String> values;
+
+    NumericColumn(String name, String type, String... values) {
+      this.name = name;
+      this.type = type;
+      this.values = List.of(values);
+    }
+  }
+
+  /**
+   * The numeric types the server declares, each a column of {@link AggregateContract}'s table with
+   * values at the type's edges and a NULL, in which no order of summing changes Spark's sum; empty
+   * where the contract cannot make tables on the server.
+   */
+  List<NumericColumn> numericColumns() {
+    return List.of();
+  }
+
+  /** The types of an INTEGER and a SMALLINT column, for the reported cases. */
+  List<String> integerAndSmallint() {
+    return List.of("INTEGER", "SMALLINT");
+  }
+
+  /**
+   * Creates table {@code name} of an INTEGER column {@code g} (each row's number modulo 2) and
+   * {@code columns}: by default a {@code CREATE TABLE} and an {@code INSERT} per row.
+   */
+  void createNumericTable(String name, List<NumericColumn> columns) {
+    StringBuilder create = new StringBuilder("CREATE TABLE " + name + " (g INTEGER");
+    for (NumericColumn column : columns) {
+      create.append(", ").append(column.name).append(' ').append(column.type);
+    }
+    executeUpdate(create.append(')').toString());
+    for (int row = 0; row < columns.get(0).values.size(); row++) {
+      StringBuilder insert = new StringBuilder("INSERT INTO " + name + " VALUES (" + row % 2);
+      for (NumericColumn column : columns) {
+        insert.append(", ").append(column.values.get(row));
+      }
+      executeUpdate(insert.append(')').toString());
+    }
+  }
+
   @Override
   public String toString() {
     return name().toLowerCase(Locale.ROOT);

@@ -2,6 +2,7 @@ package io.flightsql.spark.it;
 
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
@@ -47,6 +48,38 @@ final class SqliteQuirks extends ServerQuirks {
   @Override
   String secondSchema() {
     return null;
+  }
+
+  /**
+   * The declared types the example knows (any other crashes it): its integers are 64-bit, a FLOAT
+   * is read as a single-precision float and a DOUBLE as a double.
+   */
+  @Override
+  List<NumericColumn> numericColumns() {
+    return List.of(
+        new NumericColumn(
+            "c_int", "integer", "-9223372036854775808", "9223372036854775807", "1", "-1", "NULL"),
+        new NumericColumn(
+            "c_float",
+            "float",
+            "-3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "0.5",
+            "NULL"),
+        new NumericColumn(
+            "c_double",
+            "double",
+            "1.7976931348623157e308",
+            "1.7976931348623157e308",
+            "0.25",
+            "-2",
+            "NULL"));
+  }
+
+  @Override
+  List<String> integerAndSmallint() {
+    return List.of("integer", "integer");
   }
 
   @Override

@@ -21,7 +21,16 @@ server = Server(
 server.start()
 
 from deephaven import new_table  # noqa: E402 (needs the started JVM)
-from deephaven.column import datetime_col, double_col, long_col, string_col  # noqa: E402
+from deephaven.column import (  # noqa: E402
+    byte_col,
+    datetime_col,
+    double_col,
+    float_col,
+    int_col,
+    long_col,
+    short_col,
+    string_col,
+)
 from deephaven.time import to_j_instant  # noqa: E402
 
 import __main__  # noqa: E402
@@ -52,6 +61,23 @@ __main__.contract_visits = new_table([
         None,
         to_j_instant("1999-12-31T23:59:59 UTC"),
     ]),
+])
+# The numeric table of AggregateContract (DeephavenQuirks.numericColumns): each type's smallest
+# value is Deephaven's NULL, so the edges are the smallest value but one and the largest.
+__main__.contract_numbers = new_table([
+    int_col("g", [0, 1, 0, 1, 0]),
+    byte_col("c_byte", [-127, 127, 127, None, 1]),
+    short_col("c_short", [-32767, 32767, 30000, 30000, None]),
+    int_col("c_int", [-2147483647, 2147483647, 2147483647, 1, None]),
+    long_col("c_long", [-9223372036854775807, 9223372036854775807, 1, -1, None]),
+    float_col("c_float", [3.4028234663852886e38, 3.4028234663852886e38, 0.5, -2.0, None]),
+    double_col("c_double", [1.7976931348623157e308, 1.7976931348623157e308, 0.25, -2.0, None]),
+])
+# The reported cases of AggregateContract.
+__main__.contract_reported = new_table([
+    int_col("g", [0, 1]),
+    int_col("x", [1, 2]),
+    short_col("s", [30000, 30000]),
 ])
 __main__.deephaven_strings = new_table([
     long_col("id", [1, 2, 3]),
