@@ -196,6 +196,8 @@ final class ScanPlan {
 
   /** The input partitions of the query as it is now, made once. */
   synchronized InputPartition[] partitions() {
+    // A write of the same action that would empty this table first refuses (write.JobStart).
+    ActionReads.note(config.uri(), query().sql());
     if (partitions == null) {
       partitions =
           config.partitioning().isClientSide()
