@@ -19,7 +19,9 @@ import org.apache.spark.sql.SparkSession;
  * actions are remembered. Thread-safe.
  */
 public final class ActionReads {
-  private static final String EXECUTION_ID = "spark.sql.execution.id";
+  /** The local property in which Spark names the running action, on the driver and in tasks. */
+  static final String EXECUTION_ID = "spark.sql.execution.id";
+
   private static final int KEPT_ACTIONS = 64;
 
   private static final Map<String, List<Read>> READS =
@@ -85,7 +87,8 @@ public final class ActionReads {
     return Character.isLetterOrDigit(c) || c == '_' || c == '$';
   }
 
-  private static String currentAction() {
+  /** The running action on the driver, or null outside any. */
+  static String currentAction() {
     scala.Option<SparkSession> active = SparkSession.getActiveSession();
     if (active.isEmpty()) {
       active = SparkSession.getDefaultSession();

@@ -29,25 +29,38 @@ final class FlightSqlInputPartition implements InputPartition {
   private final FlightUri server;
   private final SessionState session;
 
+  /** The Spark action the endpoint was planned for ({@code spark.sql.execution.id}), or null. */
+  private final String action;
+
   private FlightSqlInputPartition(
-      int index, PlannedEndpoint endpoint, String query, FlightUri server, SessionState session) {
+      int index,
+      PlannedEndpoint endpoint,
+      String query,
+      FlightUri server,
+      SessionState session,
+      String action) {
     this.index = index;
     this.endpoint = endpoint;
     this.query = query;
     this.server = server;
     this.session = session;
+    this.action = action;
   }
 
-  /** A server endpoint, read with the driver's session {@code session}. */
-  static FlightSqlInputPartition endpoint(PlannedEndpoint endpoint, SessionState session) {
+  /**
+   * A server endpoint, read with the driver's session {@code session}, planned for Spark action
+   * {@code action} (null outside any).
+   */
+  static FlightSqlInputPartition endpoint(
+      PlannedEndpoint endpoint, SessionState session, String action) {
     return new FlightSqlInputPartition(
-        endpoint.index(), endpoint, null, endpoint.targets().get(0), session);
+        endpoint.index(), endpoint, null, endpoint.targets().get(0), session, action);
   }
 
   /** A client-side partition that runs {@code query} on {@code server}. */
   static FlightSqlInputPartition query(
       int index, String query, FlightUri server, SessionState session) {
-    return new FlightSqlInputPartition(index, null, query, server, session);
+    return new FlightSqlInputPartition(index, null, query, server, session, null);
   }
 
   int index() {
@@ -62,6 +75,18 @@ final class FlightSqlInputPartition implements InputPartition {
   /** The server endpoint; only when not {@link #isQuery()}. */
   PlannedEndpoint endpoint() {
     return endpoint;
+  }
+
+  /**
+   * The server endpoint as a task of Spark action {@code taskAction} reads it: the one endpoint of
+   * a plan made for another action (an earlier action on the same DataFrame, whose physical plan
+   * Spark reuses, or an EXPLAIN) is planned again, so that the task reads the rows of its own
+   * action. An endpoint of several is read as planned: its partitions cannot be planned again one
+   * by one (see docs/pushdown.md).
+   */
+  PlannedEndpoint endpointFor(String taskAction) {
+    boolean otherAction = action == null ? taskAction != null : !action.equals(taskAction);
+    return otherAction && endpoint.endpointCount() == 1 ? endpoint.plannedAgain() : endpoint;
   }
 
   /** The partition's query, or the query whose endpoint this is. */

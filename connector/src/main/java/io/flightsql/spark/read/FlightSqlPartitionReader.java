@@ -17,6 +17,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
@@ -78,9 +79,15 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
             : EndpointCursor.overEndpoint(
                 config.connection(),
                 partition.session(),
-                partition.endpoint(),
+                partition.endpointFor(taskAction()),
                 config.queryTimeout().orElse(null),
                 SparkPlanningCancellation.current());
+  }
+
+  /** The Spark action the task runs for, or null outside any. */
+  private static String taskAction() {
+    TaskContext task = TaskContext.get();
+    return task == null ? null : task.getLocalProperty(ActionReads.EXECUTION_ID);
   }
 
   @Override

@@ -17,6 +17,7 @@ import org.apache.spark.sql.connector.expressions.FieldReference;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -165,6 +166,17 @@ final class FlightSqlScan
           config.uri(),
           conditions.isEmpty() ? "none can be written" : String.join(" AND ", conditions));
     }
+  }
+
+  /**
+   * Spark asks for the driver's figures when it makes the scan's RDD for a job, never for an
+   * EXPLAIN: the plan of the partitions is then read, and not cancelled ({@link ScanPlan}). The
+   * driver reports no figure of its own.
+   */
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    plan.running();
+    return new CustomTaskMetric[0];
   }
 
   @Override
