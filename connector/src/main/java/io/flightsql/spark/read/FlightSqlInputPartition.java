@@ -6,6 +6,8 @@ import io.flightsql.spark.client.transport.SessionState;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.spark.sql.connector.read.InputPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One partition of a read, in one of two forms. A server endpoint: one endpoint of the query the
@@ -17,6 +19,7 @@ import org.apache.spark.sql.connector.read.InputPartition;
  */
 final class FlightSqlInputPartition implements InputPartition {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlInputPartition.class);
 
   private final int index;
 
@@ -78,15 +81,26 @@ final class FlightSqlInputPartition implements InputPartition {
   }
 
   /**
-   * The server endpoint as a task of Spark action {@code taskAction} reads it: the one endpoint of
-   * a plan made for another action (an earlier action on the same DataFrame, whose physical plan
-   * Spark reuses, or an EXPLAIN) is planned again, so that the task reads the rows of its own
-   * action. An endpoint of several is read as planned: its partitions cannot be planned again one
-   * by one (see docs/pushdown.md).
+   * The server endpoint as a task of Spark action {@code taskAction} (null for a job of no action)
+   * reads it: the one endpoint of a plan made for another action (an earlier action on the same
+   * DataFrame, whose physical plan Spark reuses, or an EXPLAIN) is planned again, so that the task
+   * reads the rows of its own action. An endpoint of several is read as planned: its partitions
+   * cannot be planned again one by one (see docs/pushdown.md).
    */
   PlannedEndpoint endpointFor(String taskAction) {
-    boolean otherAction = action == null ? taskAction != null : !action.equals(taskAction);
-    return otherAction && endpoint.endpointCount() == 1 ? endpoint.plannedAgain() : endpoint;
+    // A job of no action (one over df.rdd, which Spark 4 plans inside an action of its own) reads
+    // the plan it was given, as an RDD does.
+    boolean otherAction = taskAction != null && !taskAction.equals(action);
+    if (otherAction && endpoint.endpointCount() == 1) {
+      LOG.info(
+          "Partition {} was planned for Spark action {} and is read by action {}: its query is"
+              + " planned again",
+          index,
+          action,
+          taskAction);
+      return endpoint.plannedAgain();
+    }
+    return endpoint;
   }
 
   /** The partition's query, or the query whose endpoint this is. */
