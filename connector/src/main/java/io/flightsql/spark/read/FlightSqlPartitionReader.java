@@ -5,6 +5,7 @@ import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;

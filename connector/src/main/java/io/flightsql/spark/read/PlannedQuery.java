@@ -7,6 +7,7 @@ import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowToSpark;
 import java.util.ArrayList;

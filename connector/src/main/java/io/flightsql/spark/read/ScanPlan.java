@@ -8,6 +8,7 @@ import io.flightsql.spark.config.ReadOptions;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.dialect.ResolvedDialect;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.sql.PushedQuery;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -240,7 +241,7 @@ final class ScanPlan {
   /** The input partitions of the query as it is now, made once. */
   synchronized InputPartition[] partitions() {
     // A write of the same action that would empty this table first refuses (write.JobStart).
-    ActionReads.note(config.uri(), query().sql());
+    ActionReads.note(config.uri().toString(), query().sql());
     if (partitions == null) {
       partitions =
           config.partitioning().isClientSide()

@@ -2,7 +2,7 @@ package io.flightsql.spark.write;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.config.FlightSqlWriteConfig.Atomic;
-import io.flightsql.spark.read.ActionReads;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.write.WritePlan.Commit;
 import io.flightsql.spark.write.WritePlan.TableChange;
 import java.util.Optional;
@@ -60,7 +60,8 @@ final class JobStart {
   }
 
   private static void refuseSelfOverwrite(WritePlan plan) {
-    Optional<String> read = ActionReads.readingTable(plan.config().uri(), plan.target().name());
+    Optional<String> read =
+        ActionReads.readingTable(plan.config().uri().toString(), plan.target().name());
     if (read.isPresent()) {
       throw new IllegalArgumentException(
           "The write to "

@@ -1,6 +1,5 @@
-package io.flightsql.spark.read;
+package io.flightsql.spark.metrics;
 
-import io.flightsql.spark.client.transport.FlightUri;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,11 +15,12 @@ import org.apache.spark.sql.SparkSession;
  * change runs before its tasks (option {@code atomic} {@code false}) asks here whether its own job
  * reads the table it is about to empty or drop: Spark makes a job's input partitions before it asks
  * the write for its writer factory, in the same execution. Only the last {@value #KEPT_ACTIONS}
- * actions are remembered. Thread-safe.
+ * actions are remembered. Servers are named by their address ({@code FlightUri.toString()}, which
+ * carries no secret). Kept with the metrics, which both paths use: what an action did. Thread-safe.
  */
 public final class ActionReads {
   /** The local property in which Spark names the running action, on the driver and in tasks. */
-  static final String EXECUTION_ID = "spark.sql.execution.id";
+  public static final String EXECUTION_ID = "spark.sql.execution.id";
 
   private static final int KEPT_ACTIONS = 64;
 
@@ -37,7 +37,7 @@ public final class ActionReads {
   private ActionReads() {}
 
   /** Notes that the running action reads {@code sql} from {@code server}. */
-  static void note(FlightUri server, String sql) {
+  public static void note(String server, String sql) {
     String action = currentAction();
     if (action == null) {
       return;
@@ -51,7 +51,7 @@ public final class ActionReads {
    * The SQL of a read of the running action that names table {@code name} (ignoring case) on {@code
    * server}, if any; empty outside an action.
    */
-  public static Optional<String> readingTable(FlightUri server, String name) {
+  public static Optional<String> readingTable(String server, String name) {
     String action = currentAction();
     if (action == null) {
       return Optional.empty();
@@ -88,7 +88,7 @@ public final class ActionReads {
   }
 
   /** The running action on the driver, or null outside any. */
-  static String currentAction() {
+  public static String currentAction() {
     scala.Option<SparkSession> active = SparkSession.getActiveSession();
     if (active.isEmpty()) {
       active = SparkSession.getDefaultSession();
@@ -101,10 +101,10 @@ public final class ActionReads {
   }
 
   private static final class Read {
-    private final FlightUri server;
+    private final String server;
     private final String sql;
 
-    Read(FlightUri server, String sql) {
+    Read(String server, String sql) {
       this.server = server;
       this.sql = sql;
     }
