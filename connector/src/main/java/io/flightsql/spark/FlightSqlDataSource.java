@@ -83,10 +83,8 @@ public final class FlightSqlDataSource
               config,
               session.sessionHasDefaults(),
               () -> Dialects.resolve(config.dialect(), session.capabilities()).dialect());
-      // The read that follows runs its partitions in this JVM where Spark runs locally: a query
-      // run here for its schema may then hand its stream over to it.
-      arrowSchema =
-          session.resultSchemaForRead(sql, SparkSession.active().sparkContext().isLocal());
+      // Nothing run here serves the read: each action plans its query and reads its own rows.
+      arrowSchema = session.resultSchema(sql);
     }
     StructType schema = ArrowToSpark.toSparkSchema(arrowSchema, config.typeOptions());
     inferredSchema = schema;

@@ -10,7 +10,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightStream;
@@ -47,9 +46,6 @@ final class EndpointSequence {
   private final Deque<FlightEndpoint> pending = new ArrayDeque<>();
 
   private boolean started;
-
-  /** Whether the planned ticket's stream was looked for among the kept ones. */
-  private boolean keptLookedFor;
 
   /**
    * Whether the current ticket is the planned one (or its renewal), not one of a query run here.
@@ -99,6 +95,10 @@ final class EndpointSequence {
     readingPlanned = true;
     targets = planned.targets();
     ticket = planned.ticket();
+    if (planned.planAgain()) {
+      mustRunAgain = true;
+      return true;
+    }
     EndpointExpiry.Decision expiry =
         EndpointExpiry.decide(planned, session, System.currentTimeMillis());
     if (expiry.action() == EndpointExpiry.Action.RUN_AGAIN) {
@@ -134,15 +134,6 @@ final class EndpointSequence {
     }
     if (!readingPlanned) {
       return session.stream(targets, ticket);
-    }
-    if (!keptLookedFor) {
-      // A schema inference in this JVM may have kept the ticket's stream open for this read.
-      keptLookedFor = true;
-      Optional<FlightStream> kept = session.claimKeptStream(ticket);
-      if (kept.isPresent()) {
-        LOG.debug("Partition {} reads the stream its schema inference opened", partition);
-        return kept.get();
-      }
     }
     try {
       return session.stream(targets, ticket);
@@ -234,7 +225,9 @@ final class EndpointSequence {
         "Partition {}: {}; running its query again",
         partition,
         refusal == null
-            ? "the endpoint expired"
+            ? (planned.planAgain()
+                ? "its plan was made for another Spark action"
+                : "the endpoint expired")
             : "the server refused its ticket (" + refusal.getMessage() + ")");
     try {
       plan();

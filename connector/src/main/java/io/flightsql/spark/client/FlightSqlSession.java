@@ -1,7 +1,6 @@
 package io.flightsql.spark.client;
 
 import io.flightsql.spark.client.metadata.NameLookup;
-import io.flightsql.spark.client.metadata.SchemaRuns;
 import io.flightsql.spark.client.metadata.ServerCapabilities;
 import io.flightsql.spark.client.metadata.ServerFacts;
 import io.flightsql.spark.client.metadata.ServerSchema;
@@ -15,16 +14,15 @@ import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlClientWithOptions;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
-import io.flightsql.spark.client.transport.KeptStreams;
 import io.flightsql.spark.client.transport.SessionClients;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.client.upload.DoPutUpload;
 import io.flightsql.spark.client.upload.IngestMode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apache.arrow.flight.CancelFlightInfoResult;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightStream;
@@ -53,9 +51,6 @@ public final class FlightSqlSession implements AutoCloseable {
   private final SessionClients clients;
   private final EndpointStreams streams;
   private final SessionMetadata metadata;
-
-  /** Streams kept by a schema inference that this session's reader claimed. */
-  private final List<KeptStreams.Kept> adopted = new ArrayList<>();
 
   private FlightSqlSession(
       ConnectionSettings settings, SessionState seed, BufferAllocator allocator) {
@@ -112,6 +107,33 @@ public final class FlightSqlSession implements AutoCloseable {
   }
 
   /**
+   * Asks the server to cancel a planned query that no one will read (CancelFlightInfo), which frees
+   * what the server holds for it; a server seen not to implement the call is not asked again. How
+   * that went is logged, never raised: the plan is dropped either way.
+   */
+  public void cancelPlanned(FlightInfo info) {
+    String rpc = "CancelFlightInfo";
+    if (facts().lacks(rpc)) {
+      return;
+    }
+    boolean interrupted = Thread.interrupted();
+    try {
+      CancelFlightInfoResult result =
+          clients.forServer().cancel(info, QueryPlanner.CANCEL_DEADLINE_MILLIS);
+      LOG.info("CancelFlightInfo of an unread plan on {}: {}", server(), result.getStatus());
+    } catch (RuntimeException e) {
+      if (FlightErrors.isUnimplemented(e)) {
+        facts().noteLacking(rpc);
+      }
+      LOG.info("CancelFlightInfo of an unread plan on {} failed: {}", server(), e.getMessage());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
    * Plans a query that may run long ({@link QueryPlanner}): PollFlightInfo where the server has it,
    * else GetFlightInfo, bounded by {@code queryTimeout} (null for none) and cancelled on the server
    * when {@code cancellation} says so or the thread is interrupted.
@@ -155,43 +177,7 @@ public final class FlightSqlSession implements AutoCloseable {
    * endpoint's stream.
    */
   public Schema resultSchema(String query) {
-    return metadata.resultSchema(query, SchemaRuns.Keep.NOTHING);
-  }
-
-  /**
-   * As {@link #resultSchema(String)}, for a read of {@code query} that follows: a server that gives
-   * the schema only by running the query keeps that run for the read ({@link SchemaRuns}), with its
-   * first stream, still open, when {@code readHere} (the read's partitions run in this JVM).
-   */
-  public Schema resultSchemaForRead(String query, boolean readHere) {
-    return metadata.resultSchema(
-        query, readHere ? SchemaRuns.Keep.PLAN_AND_STREAM : SchemaRuns.Keep.PLAN);
-  }
-
-  /**
-   * The run of {@code sql} that a schema inference of this server and user kept for its read, which
-   * the caller then owns (see {@link SchemaRuns}); empty where there is none.
-   */
-  public Optional<SchemaRuns.Run> takeSchemaRun(String sql) {
-    return SchemaRuns.take(clients.settings(), sql);
-  }
-
-  /**
-   * Drops the run of {@code sql} kept for a read, and closes its stream: the read sends other SQL.
-   */
-  public void discardSchemaRun(String sql) {
-    SchemaRuns.discard(clients.settings(), sql);
-  }
-
-  /**
-   * The stream of {@code ticket} that a schema inference in this JVM opened and kept for its read
-   * ({@link KeptStreams}), or empty. The caller closes the stream; the session releases its client
-   * and allocator when it closes.
-   */
-  public Optional<FlightStream> claimKeptStream(Ticket ticket) {
-    Optional<KeptStreams.Kept> kept = KeptStreams.claim(clients.settings(), ticket);
-    kept.ifPresent(adopted::add);
-    return kept.map(KeptStreams.Kept::stream);
+    return metadata.resultSchema(query);
   }
 
   /**
@@ -367,14 +353,6 @@ public final class FlightSqlSession implements AutoCloseable {
     } catch (RuntimeException e) {
       failure = e;
     }
-    for (KeptStreams.Kept kept : adopted) {
-      try {
-        kept.release();
-      } catch (RuntimeException e) {
-        failure = failure == null ? e : failure;
-      }
-    }
-    adopted.clear();
     try {
       Allocators.noteClosing(allocator);
       allocator.close();

@@ -34,6 +34,21 @@ public final class PlannedEndpoint implements Serializable {
   /** The endpoint as the server sent it; only when it expires. */
   private final byte[] expiringEndpoint;
 
+  /** Whether its query is to be planned again rather than its ticket read. */
+  private final boolean planAgain;
+
+  private PlannedEndpoint(PlannedEndpoint planned, boolean planAgain) {
+    this.index = planned.index;
+    this.endpointCount = planned.endpointCount;
+    this.ticket = planned.ticket;
+    this.targets = planned.targets;
+    this.query = planned.query;
+    this.plannedAtMillis = planned.plannedAtMillis;
+    this.expiresAtMillis = planned.expiresAtMillis;
+    this.expiringEndpoint = planned.expiringEndpoint;
+    this.planAgain = planAgain;
+  }
+
   private PlannedEndpoint(
       int index,
       int endpointCount,
@@ -52,6 +67,24 @@ public final class PlannedEndpoint implements Serializable {
     this.plannedAtMillis = plannedAtMillis;
     this.expiresAtMillis = EndpointExpiration.of(endpoint).map(Instant::toEpochMilli).orElse(0L);
     this.expiringEndpoint = expiresAtMillis == 0 ? null : bytes(endpoint.serialize());
+    this.planAgain = false;
+  }
+
+  /**
+   * This endpoint, its query to be planned again when it is read rather than its ticket read: the
+   * one endpoint of a plan made for an earlier Spark action (or an EXPLAIN), whose ticket may hold
+   * that action's rows, or have been read or cancelled since.
+   */
+  public PlannedEndpoint plannedAgain() {
+    if (endpointCount != 1) {
+      throw new IllegalStateException("Only the one endpoint of a plan is planned again");
+    }
+    return new PlannedEndpoint(this, true);
+  }
+
+  /** Whether its query is planned again when it is read ({@link #plannedAgain()}). */
+  public boolean planAgain() {
+    return planAgain;
   }
 
   /**

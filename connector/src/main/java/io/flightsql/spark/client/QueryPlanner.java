@@ -50,7 +50,7 @@ final class QueryPlanner implements CallBudget {
   private static final long CANCELLATION_CHECK_MILLIS = 100;
 
   /** The deadline of a CancelFlightInfo (callTimeout's, if shorter): planning is ending anyway. */
-  private static final long CANCEL_DEADLINE_MILLIS = 10_000;
+  static final long CANCEL_DEADLINE_MILLIS = 10_000;
 
   private final FlightSqlClientWithOptions client;
   private final FlightUri server;

@@ -80,6 +80,7 @@ public final class FlightSqlOptions {
               ReadOptions.PUSH_DOWN_AGGREGATE,
               ReadOptions.STATISTICS,
               ReadOptions.STATISTICS_PROBE_ROWS,
+              ReadOptions.UNREAD_PLAN_LIFETIME,
               ReadOptions.PUSH_DOWN_RUNTIME_FILTER,
               ReadOptions.RUNTIME_FILTER_MAX_VALUES,
               ReadOptions.KEEP_FILTERS_IN_SPARK,

@@ -194,6 +194,7 @@ public final class FlightSqlReadConfig implements Serializable {
 
     private final ReadOptions.Statistics statistics;
     private final int statisticsProbeRows;
+    private final Duration unreadPlanLifetime;
     private final boolean keepFiltersInSpark;
     private final boolean pushDownRuntimeFilter;
     private final int runtimeFilterMaxValues;
@@ -203,6 +204,7 @@ public final class FlightSqlReadConfig implements Serializable {
     private Optimizer(OptionReader reader) {
       this.statistics = reader.value(ReadOptions.STATISTICS);
       this.statisticsProbeRows = reader.value(ReadOptions.STATISTICS_PROBE_ROWS);
+      this.unreadPlanLifetime = reader.value(ReadOptions.UNREAD_PLAN_LIFETIME);
       this.keepFiltersInSpark = reader.value(ReadOptions.KEEP_FILTERS_IN_SPARK);
       this.pushDownRuntimeFilter = reader.value(ReadOptions.PUSH_DOWN_RUNTIME_FILTER);
       this.runtimeFilterMaxValues = reader.value(ReadOptions.RUNTIME_FILTER_MAX_VALUES);
@@ -218,6 +220,11 @@ public final class FlightSqlReadConfig implements Serializable {
     /** Option {@code statisticsProbeRows}. */
     public int statisticsProbeRows() {
       return statisticsProbeRows;
+    }
+
+    /** Option {@code unreadPlanLifetime}. */
+    public Duration unreadPlanLifetime() {
+      return unreadPlanLifetime;
     }
 
     /** Option {@code keepFiltersInSpark}. */

@@ -190,8 +190,9 @@ public final class ReadOptions {
                   + " a server seen to give none is not asked again for 10 minutes. `probe` also"
                   + " counts the rows of a query whose FlightInfo gives none, with a query that"
                   + " stops counting after `statisticsProbeRows` rows. `none` reports nothing and"
-                  + " plans the query only when Spark reads it (EXPLAIN then asks the server"
-                  + " nothing). Never a guessed row count. See docs/pushdown.md.");
+                  + " does not plan the query while Spark optimizes (Spark still has it planned"
+                  + " once when it makes the physical plan, to count the partitions, for an"
+                  + " EXPLAIN too). Never a guessed row count. See docs/pushdown.md.");
 
   public static final OptionSpec<Integer> STATISTICS_PROBE_ROWS =
       OptionTypes.positiveInt("statisticsProbeRows", "a positive integer", SCOPE)
@@ -199,6 +200,17 @@ public final class ReadOptions {
           .description(
               "With `statistics=probe`: the most rows the probe counts. A read with more rows"
                   + " reports no statistics.");
+
+  public static final OptionSpec<Duration> UNREAD_PLAN_LIFETIME =
+      OptionTypes.duration("unreadPlanLifetime", SCOPE)
+          .defaultValue(Duration.ofMinutes(1))
+          .description(
+              "How long a plan of the read's query made while Spark plans (for `statistics`, or"
+                  + " the partitions of an EXPLAIN) waits for the job that reads it. Past it the"
+                  + " plan is cancelled on the server (CancelFlightInfo), which frees a result a"
+                  + " server computed when it planned the query, and a read that comes later"
+                  + " plans the query again. A plan Spark drops (a runtime filter that plans"
+                  + " again) is cancelled at once. See docs/pushdown.md.");
 
   public static final OptionSpec<Boolean> KEEP_FILTERS_IN_SPARK =
       OptionTypes.bool("keepFiltersInSpark", SCOPE)

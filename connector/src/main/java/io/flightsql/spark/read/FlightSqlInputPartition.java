@@ -9,6 +9,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.connector.read.InputPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One partition of a read, in one of two forms. A server endpoint: one endpoint of the query the
@@ -20,6 +22,7 @@ import org.apache.spark.sql.connector.read.InputPartition;
  */
 final class FlightSqlInputPartition implements InputPartition {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(FlightSqlInputPartition.class);
 
   private final int index;
 
@@ -38,47 +41,65 @@ final class FlightSqlInputPartition implements InputPartition {
   private final FlightUri server;
   private final SessionState session;
 
+  /** The Spark action the endpoint was planned for ({@code spark.sql.execution.id}), or null. */
+  private final String action;
+
   private FlightSqlInputPartition(
       int index,
       PlannedEndpoint endpoint,
       List<PlannedEndpoint> following,
       String query,
       FlightUri server,
-      SessionState session) {
+      SessionState session,
+      String action) {
     this.index = index;
     this.endpoint = endpoint;
     this.following = Collections.unmodifiableList(new ArrayList<>(following));
     this.query = query;
     this.server = server;
     this.session = session;
+    this.action = action;
   }
 
-  /** A server endpoint, read with the driver's session {@code session}. */
-  static FlightSqlInputPartition endpoint(PlannedEndpoint endpoint, SessionState session) {
+  /**
+   * A server endpoint, read with the driver's session {@code session}, planned for Spark action
+   * {@code action} (null outside any).
+   */
+  static FlightSqlInputPartition endpoint(
+      PlannedEndpoint endpoint, SessionState session, String action) {
     return new FlightSqlInputPartition(
         endpoint.index(),
         endpoint,
         Collections.emptyList(),
         null,
         endpoint.targets().get(0),
-        session);
+        session,
+        action);
   }
 
   /**
    * The server endpoints of one query (at least one), read one after the other by one reader, with
-   * the driver's session {@code session}.
+   * the driver's session {@code session}, planned for Spark action {@code action} (null outside
+   * any).
    */
-  static FlightSqlInputPartition endpoints(List<PlannedEndpoint> endpoints, SessionState session) {
+  static FlightSqlInputPartition endpoints(
+      List<PlannedEndpoint> endpoints, SessionState session, String action) {
     PlannedEndpoint first = endpoints.get(0);
     return new FlightSqlInputPartition(
-        0, first, endpoints.subList(1, endpoints.size()), null, first.targets().get(0), session);
+        0,
+        first,
+        endpoints.subList(1, endpoints.size()),
+        null,
+        first.targets().get(0),
+        session,
+        action);
   }
 
   /** A client-side partition that runs {@code query} on {@code server}. */
   static FlightSqlInputPartition query(
       int index, String query, FlightUri server, SessionState session) {
     return new FlightSqlInputPartition(
-        index, null, Collections.emptyList(), query, server, session);
+        index, null, Collections.emptyList(), query, server, session, null);
   }
 
   int index() {
@@ -100,9 +121,37 @@ final class FlightSqlInputPartition implements InputPartition {
     return following;
   }
 
+  /**
+   * The server endpoint as a task of Spark action {@code taskAction} (null for a job of no action)
+   * reads it: the one endpoint of a plan made for another action (an earlier action on the same
+   * DataFrame, whose physical plan Spark reuses, or an EXPLAIN) is planned again, so that the task
+   * reads the rows of its own action. An endpoint of several is read as planned: its partitions
+   * cannot be planned again one by one (see docs/pushdown.md).
+   */
+  PlannedEndpoint endpointFor(String taskAction) {
+    // A job of no action (one over df.rdd, which Spark 4 plans inside an action of its own) reads
+    // the plan it was given, as an RDD does.
+    boolean otherAction = taskAction != null && !taskAction.equals(action);
+    if (otherAction && endpoint.endpointCount() == 1) {
+      LOG.info(
+          "Partition {} was planned for Spark action {} and is read by action {}: its query is"
+              + " planned again",
+          index,
+          action,
+          taskAction);
+      return endpoint.plannedAgain();
+    }
+    return endpoint;
+  }
+
   /** The partition's query, or the query whose endpoint this is. */
   String query() {
     return isQuery() ? query : endpoint.query();
+  }
+
+  /** The Spark action the endpoint was planned for, or null. */
+  String action() {
+    return action;
   }
 
   /** The driver session's token and cookies (secrets), which the reader sends too. */

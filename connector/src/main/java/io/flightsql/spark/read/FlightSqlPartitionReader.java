@@ -6,6 +6,7 @@ import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.StreamSchemas;
 import io.flightsql.spark.config.FlightSqlReadConfig;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
 import io.flightsql.spark.metrics.RowsReceivedMetric;
@@ -23,6 +24,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
@@ -103,12 +105,7 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
                 partition.query(),
                 config.queryTimeout().orElse(null),
                 SparkPlanningCancellation.current())
-            : EndpointCursor.overEndpoint(
-                config.connection(),
-                partition.session(),
-                partition.endpoint(),
-                config.queryTimeout().orElse(null),
-                SparkPlanningCancellation.current());
+            : endpointCursor(partition.endpointFor(taskAction()));
   }
 
   private EndpointCursor endpointCursor(PlannedEndpoint endpoint) {
@@ -118,6 +115,12 @@ final class FlightSqlPartitionReader implements PartitionReader<ColumnarBatch> {
         endpoint,
         config.queryTimeout().orElse(null),
         SparkPlanningCancellation.current());
+  }
+
+  /** The Spark action the task runs for, or null outside any. */
+  private static String taskAction() {
+    TaskContext task = TaskContext.get();
+    return task == null ? null : task.getLocalProperty(ActionReads.EXECUTION_ID);
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.PlannedEndpoint;
-import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.metrics.BatchesReceivedMetric;
 import io.flightsql.spark.metrics.BytesReceivedMetric;
@@ -19,6 +18,7 @@ import org.apache.spark.sql.connector.expressions.FieldReference;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -138,8 +138,10 @@ final class FlightSqlScan
         "The aggregate of {} has {} endpoints: one partition reads them all",
         config.displayName(),
         partitions.length);
-    SessionState session = ((FlightSqlInputPartition) partitions[0]).session();
-    return new InputPartition[] {FlightSqlInputPartition.endpoints(endpoints, session)};
+    FlightSqlInputPartition first = (FlightSqlInputPartition) partitions[0];
+    return new InputPartition[] {
+      FlightSqlInputPartition.endpoints(endpoints, first.session(), first.action())
+    };
   }
 
   /**
@@ -196,6 +198,17 @@ final class FlightSqlScan
           config.uri(),
           conditions.isEmpty() ? "none can be written" : String.join(" AND ", conditions));
     }
+  }
+
+  /**
+   * Spark asks for the driver's figures when it makes the scan's RDD for a job, never for an
+   * EXPLAIN: the plan of the partitions is then read, and not cancelled ({@link ScanPlan}). The
+   * driver reports no figure of its own.
+   */
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    plan.running();
+    return new CustomTaskMetric[0];
   }
 
   @Override

@@ -2,12 +2,12 @@ package io.flightsql.spark.read;
 
 import io.flightsql.spark.client.FlightSqlSession;
 import io.flightsql.spark.client.PlannedEndpoint;
-import io.flightsql.spark.client.metadata.SchemaRuns;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.SessionState;
 import io.flightsql.spark.config.FlightSqlReadConfig;
 import io.flightsql.spark.dialect.Dialects;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.sql.PushedQuery;
 import io.flightsql.spark.types.ArrowToSpark;
 import java.util.ArrayList;
@@ -37,23 +37,28 @@ final class PlannedQuery {
   private static final Logger LOG = LoggerFactory.getLogger(PlannedQuery.class);
 
   private final String sql;
+  private final FlightInfo info;
   private final List<PlannedEndpoint> endpoints;
   private final SessionState state;
   private final long plannedAtMillis;
+  private final String action;
   private final long rows;
   private final long bytes;
 
   private PlannedQuery(
       String sql,
+      FlightInfo info,
       List<PlannedEndpoint> endpoints,
       SessionState state,
       long plannedAtMillis,
       long rows,
       long bytes) {
     this.sql = sql;
+    this.info = info;
     this.endpoints = Collections.unmodifiableList(new ArrayList<>(endpoints));
     this.state = state;
     this.plannedAtMillis = plannedAtMillis;
+    this.action = ActionReads.currentAction();
     this.rows = rows;
     this.bytes = bytes;
   }
@@ -68,27 +73,11 @@ final class PlannedQuery {
   static PlannedQuery plan(FlightSqlReadConfig config, PushedQuery query, StructType schema) {
     try (FlightSqlSession session = FlightSqlSession.open(config.connection(), "plan")) {
       String sql = sql(config, query, session);
-      String source = query.composed() ? sourceSql(config, session) : sql;
-      if (!source.equals(sql)) {
-        // What the schema inference ran for the source's SQL serves no read of other SQL.
-        session.discardSchemaRun(source);
-      }
-      Optional<SchemaRuns.Run> ran = session.takeSchemaRun(sql);
-      FlightInfo info;
-      long plannedAt;
-      SessionState state;
-      if (ran.isPresent()) {
-        LOG.debug("The read of {} reads the query its schema inference ran", config.displayName());
-        info = ran.get().info();
-        plannedAt = ran.get().ranAtMillis();
-        state = ran.get().state();
-      } else {
-        info =
-            session.plan(
-                sql, config.queryTimeout().orElse(null), SparkPlanningCancellation.current());
-        plannedAt = System.currentTimeMillis();
-        state = session.state();
-      }
+      FlightInfo info =
+          session.plan(
+              sql, config.queryTimeout().orElse(null), SparkPlanningCancellation.current());
+      long plannedAt = System.currentTimeMillis();
+      SessionState state = session.state();
       if (query.composed()) {
         checkSchema(info.getSchemaOptional(), sql, schema, config);
       }
@@ -106,7 +95,8 @@ final class PlannedQuery {
           endpoints.size(),
           info.getRecords() >= 0 ? ", " + info.getRecords() + " rows" : "",
           sql);
-      return new PlannedQuery(sql, endpoints, state, plannedAt, info.getRecords(), info.getBytes());
+      return new PlannedQuery(
+          sql, info, endpoints, state, plannedAt, info.getRecords(), info.getBytes());
     }
   }
 
@@ -141,6 +131,24 @@ final class PlannedQuery {
     return bytes >= 0 ? OptionalLong.of(bytes) : OptionalLong.empty();
   }
 
+  /** How many endpoints, so partitions, the plan has. */
+  int endpointCount() {
+    return endpoints.size();
+  }
+
+  /**
+   * Asks the server to cancel the plan, which no one will read (CancelFlightInfo), in the session
+   * that planned it; failures are logged, not raised.
+   */
+  void cancel(FlightSqlReadConfig config) {
+    try (FlightSqlSession session =
+        FlightSqlSession.open(config.connection(), "plan-cancel", state)) {
+      session.cancelPlanned(info);
+    } catch (RuntimeException e) {
+      LOG.info("Cancelling an unread plan on {} failed: {}", config.uri(), e.getMessage());
+    }
+  }
+
   /** How long ago the query was planned. */
   long ageMillis() {
     return System.currentTimeMillis() - plannedAtMillis;
@@ -150,7 +158,7 @@ final class PlannedQuery {
   InputPartition[] partitions() {
     InputPartition[] partitions = new InputPartition[endpoints.size()];
     for (int i = 0; i < partitions.length; i++) {
-      partitions[i] = FlightSqlInputPartition.endpoint(endpoints.get(i), state);
+      partitions[i] = FlightSqlInputPartition.endpoint(endpoints.get(i), state, action);
     }
     return partitions;
   }

@@ -8,7 +8,9 @@ import io.flightsql.spark.config.ReadOptions;
 import io.flightsql.spark.dialect.Dialect;
 import io.flightsql.spark.dialect.Dialects;
 import io.flightsql.spark.dialect.ResolvedDialect;
+import io.flightsql.spark.metrics.ActionReads;
 import io.flightsql.spark.sql.PushedQuery;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -29,23 +31,28 @@ import org.slf4j.LoggerFactory;
  *   <li>the statistics Spark asks for while it optimizes ({@link #figures()}, option {@code
  *       statistics}) plan the query and keep the plan;
  *   <li>the partitions ({@link #partitions()}) are made from the kept plan when it is younger than
- *       {@link #REUSE_MILLIS}, else from a new one, so that a plan made for an EXPLAIN is not read
- *       minutes later; each plan gives its partitions once, since a server may let each ticket be
- *       read only once, and the partitions are kept for the scan's later jobs (an endpoint that
- *       expires or is spent by then is the reader's business: {@code client.EndpointCursor});
+ *       option {@code unreadPlanLifetime}, else from a new one, so that a plan made for an EXPLAIN
+ *       is not read minutes later; each plan gives its partitions once, since a server may let each
+ *       ticket be read only once, and the partitions are kept for the scan's later jobs (an
+ *       endpoint that expires or is spent by then, or was planned for another action, is the
+ *       reader's business: {@code client.EndpointCursor});
  *   <li>a runtime filter ({@link #restrict}) changes the query, so it drops the plan and the
  *       partitions, and the query is planned again, with the filter, before it is read; a server
  *       that refuses the filtered query is read without the filter.
  * </ul>
  *
- * A read split by the client ({@code partitionColumn}, {@code predicates}) plans nothing here: each
- * partition carries its query, with the runtime filters. Driver only; thread-safe.
+ * A plan no job reads is cancelled on the server ({@link UnreadPlans}): a dropped one at once; the
+ * statistics' plan when no partitions claimed it within option {@code unreadPlanLifetime}; the
+ * partitions' plan of one endpoint when Spark did not run the scan ({@link #running()}, which Spark
+ * signals when it makes the scan's RDD) within that time, as after an EXPLAIN: a later read of its
+ * one endpoint plans the query again. A plan of several endpoints handed to Spark is left to the
+ * server's expiry: its partitions cannot be planned again one by one.
+ *
+ * <p>A read split by the client ({@code partitionColumn}, {@code predicates}) plans nothing here:
+ * each partition carries its query, with the runtime filters. Driver only; thread-safe.
  */
 final class ScanPlan {
   private static final Logger LOG = LoggerFactory.getLogger(ScanPlan.class);
-
-  /** How long a plan made while Spark optimized may wait for the job that reads it. */
-  static final long REUSE_MILLIS = 60_000;
 
   /**
    * The fact, kept in {@link ServerFacts} like an unimplemented call, that the server gives no row
@@ -61,6 +68,13 @@ final class ScanPlan {
 
   private List<String> runtimeFilters = Collections.emptyList();
   private PlannedQuery planned;
+
+  /** The plan whose partitions Spark was given, until a runtime filter drops it. */
+  private PlannedQuery handedOut;
+
+  /** Whether Spark made the RDD of {@link #handedOut}'s partitions: a job reads them. */
+  private boolean running;
+
   private ReadFigures figures;
   private InputPartition[] partitions;
 
@@ -117,6 +131,7 @@ final class ScanPlan {
       if (!split && !facts.lacks(NO_ROW_COUNTS)) {
         // Planned now, the plan is the partitions' too: the query is not planned twice.
         planned = PlannedQuery.plan(config, query(), schema);
+        UnreadPlans.cancelIfUnread(config, planned, lifetime(), this::unread);
         found = new ReadFigures(planned.rows(), planned.bytes());
         if (!found.rows().isPresent()) {
           facts.noteLacking(NO_ROW_COUNTS);
@@ -189,13 +204,44 @@ final class ScanPlan {
       return false;
     }
     runtimeFilters = Collections.unmodifiableList(next);
+    // Spark reads the partitions of the filtered query only: what was planned before is dropped.
+    for (PlannedQuery dropped : new PlannedQuery[] {planned, running ? null : handedOut}) {
+      if (dropped != null) {
+        UnreadPlans.cancel(config, dropped);
+      }
+    }
     planned = null;
+    handedOut = null;
     partitions = null;
     return true;
   }
 
+  /** Spark made the RDD of the partitions: a job reads them, and their plan is not cancelled. */
+  synchronized void running() {
+    running = true;
+  }
+
+  /**
+   * Whether {@code plan} is still unread once its lifetime passed, so that it is cancelled: the
+   * statistics' plan that no partitions claimed (then forgotten), or the plan of one endpoint whose
+   * partitions Spark did not run.
+   */
+  private synchronized boolean unread(PlannedQuery plan) {
+    if (planned == plan) {
+      planned = null;
+      return true;
+    }
+    return handedOut == plan && !running && plan.endpointCount() == 1;
+  }
+
+  private Duration lifetime() {
+    return config.optimizer().unreadPlanLifetime();
+  }
+
   /** The input partitions of the query as it is now, made once. */
   synchronized InputPartition[] partitions() {
+    // A write of the same action that would empty this table first refuses (write.JobStart).
+    ActionReads.note(config.uri().toString(), query().sql());
     if (partitions == null) {
       partitions =
           config.partitioning().isClientSide()
@@ -209,11 +255,17 @@ final class ScanPlan {
     PlannedQuery plan = planned;
     // Its tickets go to these partitions only.
     planned = null;
-    if (plan != null && plan.ageMillis() <= REUSE_MILLIS) {
+    if (plan != null && plan.ageMillis() <= lifetime().toMillis()) {
       LOG.debug("Read of {} reuses the plan made for its statistics", config.displayName());
     } else {
+      if (plan != null) {
+        UnreadPlans.cancel(config, plan);
+      }
       plan = planFiltered();
     }
+    handedOut = plan;
+    running = false;
+    UnreadPlans.cancelIfUnread(config, plan, lifetime(), this::unread);
     return plan.partitions();
   }
 

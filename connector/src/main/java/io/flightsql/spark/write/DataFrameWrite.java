@@ -20,10 +20,11 @@ import scala.runtime.BoxedUnit;
 
 /**
  * A DataFrame's write, {@code df.write.format("flightsql").mode(...).save()}, carried out as one
- * job: the plan ({@link WritePlanner}: the save mode checked, the table change decided), one Spark
- * job whose tasks stream the DataFrame's rows ({@link WriteTask}), then the commit or, after any
- * failure, the abort ({@link JobCommitter}, shared with catalog writes). The save mode, the plan
- * and the commit belong to this one write: nothing goes back through the data source. Driver only.
+ * job: the plan ({@link WritePlanner}: the save mode checked, the table change decided), the table
+ * change where tasks write into the table directly ({@link JobStart}), one Spark job whose tasks
+ * stream the DataFrame's rows ({@link WriteTask}), then the commit or, after any failure, the abort
+ * ({@link JobCommitter}, shared with catalog writes). The save mode, the plan and the commit belong
+ * to this one write: nothing goes back through the data source. Driver only.
  *
  * <p>Spark hands a {@code CreatableRelationProvider} the whole DataFrame and the save mode, the
  * only entry that gets every mode for a source without a catalog; the job runs the DataFrame's
@@ -55,6 +56,9 @@ public final class DataFrameWrite {
     SparkContext spark = rdd.sparkContext();
     FlightSqlCommitMessage[] messages = new FlightSqlCommitMessage[rdd.getNumPartitions()];
     JobCommitter job = new JobCommitter(plan);
+    // After the job's partitions are made, so that a job reading the table it would empty is
+    // refused before anything changes.
+    JobStart.changeTable(plan);
     ClassTag<FlightSqlCommitMessage> tag = ClassTag$.MODULE$.apply(FlightSqlCommitMessage.class);
     try {
       spark.runJob(

@@ -48,6 +48,8 @@ public final class EpochWrite {
         planner
             .plan(SaveMode.Append)
             .orElseThrow(() -> new IllegalStateException("An append planned no write"));
+    // The epoch runs now: a table its tasks write into directly is created now.
+    JobStart.changeTable(plan);
     int[] order = null;
     if (planner.columns().isPresent() && !planner.columns().get().identity(schema)) {
       order = planner.columns().get().positions(schema);

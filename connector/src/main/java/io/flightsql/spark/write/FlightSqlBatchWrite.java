@@ -21,8 +21,13 @@ final class FlightSqlBatchWrite implements BatchWrite {
     this.job = new JobCommitter(plan);
   }
 
+  /**
+   * Spark asks for the factory when the write runs, not when it plans or explains it: a table
+   * change made before the tasks (option {@code atomic} {@code false}) is made here.
+   */
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+    JobStart.changeTable(plan);
     return new FlightSqlDataWriterFactory(plan);
   }
 

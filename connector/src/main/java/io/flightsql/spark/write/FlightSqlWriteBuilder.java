@@ -14,8 +14,9 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
  * matched the query's columns to the table's, so the rows arrive in the table's own names. An
  * overwrite ({@link #truncate()}) deletes the old rows and keeps the table's definition; with
  * option {@code atomic} {@code auto} (the default) or {@code true}, only when the job commits, as
- * {@link WritePlanner} plans it. The plan is made when Spark builds the write, on the driver; not
- * Serializable.
+ * {@link WritePlanner} plans it; with {@code false}, when the job starts ({@link JobStart}). The
+ * plan is made when Spark builds the write, on the driver, and changes nothing on the server: Spark
+ * builds it while it optimizes, for an {@code EXPLAIN} too. Not Serializable.
  */
 public final class FlightSqlWriteBuilder implements WriteBuilder, SupportsTruncate {
   private final FlightSqlWriteConfig config;

@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * what becomes of the table and who makes the rows visible ({@link WritePlan}). With option {@code
  * atomic} {@code auto} or {@code true} nothing on the server changes until the job's commit; with
  * {@code false} (or where no staging table can be made) the table is emptied, dropped or created
- * here, as the mode says. An existing table is written in its own spelling (found ignoring case
- * unless {@code spark.sql.caseSensitive}), and the DataFrame's columns are matched to its columns
- * by name ({@link ColumnMatch}). Driver only.
+ * when the job starts ({@link JobStart}), as the mode says: planning a write changes nothing. An
+ * existing table is written in its own spelling (found ignoring case unless {@code
+ * spark.sql.caseSensitive}), and the DataFrame's columns are matched to its columns by name ({@link
+ * ColumnMatch}). Driver only.
  */
 final class WritePlanner {
   private static final Logger LOG = LoggerFactory.getLogger(WritePlanner.class);
@@ -160,8 +161,8 @@ final class WritePlanner {
   }
 
   /**
-   * Chooses who makes the rows visible; where that is the tasks, carries out the table change now,
-   * before they run.
+   * Chooses who makes the rows visible. Nothing changes on the server here: where the tasks make
+   * the rows visible, the table change waits for the job's start ({@link JobStart}).
    */
   private WritePlan plan(
       FlightSqlSession session,
@@ -203,9 +204,7 @@ final class WritePlanner {
     } else {
       commit = capabilities.transactions() ? Commit.TRANSACTION : Commit.STATEMENTS;
     }
-    if (commit == Commit.TASKS) {
-      changeNow(session, method, dialect, target, rows, change);
-    } else if (change == TableChange.CREATE || change == TableChange.REPLACE) {
+    if (commit != Commit.TASKS && (change == TableChange.CREATE || change == TableChange.REPLACE)) {
       // The commit creates the table: a type the dialect cannot create fails here, before any
       // task runs, not after every task wrote its rows.
       TableStatements.requireCreatable(method, capabilities, commit, dialect, target, rows);
@@ -244,32 +243,6 @@ final class WritePlanner {
   private static String firstSentence(String message) {
     int end = message.indexOf(". ");
     return end < 0 ? message : message.substring(0, end);
-  }
-
-  /** The table change of a write whose tasks write into the table directly, before they run. */
-  private void changeNow(
-      FlightSqlSession session,
-      WriteMethod method,
-      Dialect dialect,
-      TableRef target,
-      StructType rows,
-      TableChange change) {
-    switch (change) {
-      case DELETE_ROWS:
-        LOG.info("Deleting the rows of {} on {} before the tasks run", target, config.uri());
-        session.executeUpdate(dialect.deleteAll(target), null);
-        break;
-      case REPLACE:
-        LOG.info("Dropping {} on {} before the tasks run", target, config.uri());
-        session.executeUpdate(dialect.dropTable(target), null);
-        TableStatements.create(session, method, dialect, target, rows, null);
-        break;
-      case CREATE:
-        TableStatements.create(session, method, dialect, target, rows, null);
-        break;
-      default:
-        break;
-    }
   }
 
   private void requireTransactionsForAtomic(ServerCapabilities capabilities) {

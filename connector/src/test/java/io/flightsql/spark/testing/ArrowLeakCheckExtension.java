@@ -3,7 +3,6 @@ package io.flightsql.spark.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flightsql.spark.client.transport.Allocators;
-import io.flightsql.spark.client.transport.KeptStreams;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -34,9 +33,6 @@ public final class ArrowLeakCheckExtension implements AfterEachCallback {
    * the allocators' peaks.
    */
   public static void assertNoneLeft(String when) throws InterruptedException {
-    // A stream a schema inference kept for a read that never came is closed by its expiry
-    // (KeptStreams); close it now rather than wait for it.
-    KeptStreams.discardUnclaimed();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS);
     while ((Allocators.allocatedBytes() != 0 || Allocators.openChildren() != 0)
         && System.nanoTime() < deadline) {

@@ -139,6 +139,38 @@ abstract class FlightSqlContractSuite {
     }
   }
 
+  /**
+   * A DataFrame reads the rows as of its action, never what its schema inference ran: rows another
+   * client adds after {@code load()} (here a write of the connector, in sessions of its own) are
+   * read by {@code collect()}.
+   */
+  @Test
+  void aReadSeesRowsAddedAfterItsSchemaWasInferred() {
+    Assumptions.assumeFalse(
+        quirks.writeMethods().isEmpty(), quirks.name() + " takes no writes through Flight SQL");
+    String table = TABLE + "_later";
+    createEmptyContractTable(table);
+    Dataset<Row> people = flightsql().option("dbtable", TABLE).load();
+    appendTo(table, people.filter("id <= 3"));
+    Dataset<Row> later =
+        flightsql().option("query", "SELECT id FROM " + quirks.reportedName(table)).load();
+    appendTo(table, people.filter("id > 3"));
+    assertThat(later.collectAsList()).hasSize(ROWS.size());
+  }
+
+  private void appendTo(String table, Dataset<Row> rows) {
+    quirks
+        .writable(rows)
+        .write()
+        .format("flightsql")
+        .option("uri", quirks.uri())
+        .options(quirks.options())
+        .option("dbtable", quirks.reportedName(table))
+        .option("writeMethod", quirks.writeMethods().get(0))
+        .mode("append")
+        .save();
+  }
+
   /** {@code spark.read.format("flightsql")} with the server's URI. */
   protected DataFrameReader flightsql() {
     return spark().read().format("flightsql").option("uri", quirks.uri()).options(quirks.options());

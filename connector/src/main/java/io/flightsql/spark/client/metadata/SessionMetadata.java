@@ -4,9 +4,7 @@ import io.flightsql.spark.client.transport.EndpointStreams;
 import io.flightsql.spark.client.transport.FlightErrors;
 import io.flightsql.spark.client.transport.FlightSqlConnectorException;
 import io.flightsql.spark.client.transport.FlightUri;
-import io.flightsql.spark.client.transport.KeptStreams;
 import io.flightsql.spark.client.transport.SessionClients;
-import io.flightsql.spark.client.transport.StreamSchemas;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,8 +51,12 @@ public final class SessionMetadata {
     this.streams = streams;
   }
 
-  /** See {@code FlightSqlSession.resultSchema(String, SchemaRuns.Keep)}. */
-  public Schema resultSchema(String query, SchemaRuns.Keep keep) {
+  /**
+   * See {@code FlightSqlSession.resultSchema(String)}. What a server that gives the schema only by
+   * running the query ran is not kept for the read that follows: that read plans the query again,
+   * and sees the data as of its own action.
+   */
+  public Schema resultSchema(String query) {
     ServerFacts facts = ServerFacts.of(clients.settings());
     FlightInfo[] executed = new FlightInfo[1];
     List<String> gaveNothing = new ArrayList<>();
@@ -78,17 +80,9 @@ public final class SessionMetadata {
                 "GetFlightInfo",
                 () -> {
                   executed[0] = clients.forServer().execute(query);
-                  Optional<Schema> schema = executed[0].getSchemaOptional();
-                  if (keep != SchemaRuns.Keep.NOTHING && hasFields(schema)) {
-                    SchemaRuns.keep(
-                        clients.settings(),
-                        query,
-                        new SchemaRuns.Run(
-                            executed[0], clients.state(), System.currentTimeMillis(), false));
-                  }
-                  return schema;
+                  return executed[0].getSchemaOptional();
                 }),
-            SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query, keep)));
+            SchemaResolver.Source.of("DoGet", () -> firstStreamSchema(executed[0], query)));
     Schema schema = SchemaResolver.resolve(sources, server);
     // A call that failed where a later one answered failed for want of the call, not because of
     // the query: not asked again.
@@ -144,35 +138,13 @@ public final class SessionMetadata {
     return schema;
   }
 
-  /**
-   * The schema at the head of the first endpoint's stream. Where {@code keep} allows, a query of
-   * one endpoint keeps its FlightInfo and the open stream for the read that follows ({@link
-   * SchemaRuns}): its one ticket is read once.
-   */
-  private Optional<Schema> firstStreamSchema(
-      FlightInfo knownInfo, String query, SchemaRuns.Keep keep) {
+  /** The schema at the head of the first endpoint's stream, which is then closed. */
+  private Optional<Schema> firstStreamSchema(FlightInfo knownInfo, String query) {
     FlightInfo info = knownInfo != null ? knownInfo : clients.forServer().execute(query);
     if (info.getEndpoints().isEmpty()) {
       return Optional.empty();
     }
-    FlightEndpoint first = info.getEndpoints().get(0);
-    if (keep != SchemaRuns.Keep.PLAN_AND_STREAM || info.getEndpoints().size() != 1) {
-      return Optional.of(streams.schema(first));
-    }
-    KeptStreams.Kept kept = streams.openToKeep(first);
-    Schema schema;
-    try {
-      schema = StreamSchemas.schema(kept.stream());
-    } catch (RuntimeException | Error e) {
-      kept.close();
-      throw e;
-    }
-    KeptStreams.keep(clients.settings(), first.getTicket(), kept);
-    SchemaRuns.keep(
-        clients.settings(),
-        query,
-        new SchemaRuns.Run(info, clients.state(), System.currentTimeMillis(), true));
-    return Optional.of(schema);
+    return Optional.of(streams.schema(info.getEndpoints().get(0)));
   }
 
   /**
@@ -279,8 +251,7 @@ public final class SessionMetadata {
    */
   public Optional<ServerTable> probeTable(TableRef table, String probeSql) {
     try {
-      return Optional.of(
-          new ServerTable(table, "TABLE", resultSchema(probeSql, SchemaRuns.Keep.NOTHING)));
+      return Optional.of(new ServerTable(table, "TABLE", resultSchema(probeSql)));
     } catch (FlightSqlConnectorException e) {
       if (FlightErrors.isAboutTheCall(e)) {
         throw e;

@@ -10,7 +10,6 @@ import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
@@ -63,36 +62,6 @@ public final class EndpointStreams {
   /** As {@link #open(List, Ticket)}, noting in {@code openedFrom[0]} the target that answered. */
   private FlightStream open(List<FlightUri> targets, Ticket ticket, FlightUri[] openedFrom) {
     return open(targets, ticket, openedFrom, clients::forTarget);
-  }
-
-  /**
-   * Opens the endpoint's stream, as {@link #open(List, Ticket)} does, on a client and an allocator
-   * of its own, so that it can outlive this session: see {@link KeptStreams}.
-   */
-  public KeptStreams.Kept openToKeep(FlightEndpoint endpoint) {
-    BufferAllocator allocator =
-        Allocators.newChild("flightsql-kept-stream", settings.taskMemoryLimit());
-    List<FlightSqlClientWithOptions> made = new ArrayList<>();
-    FlightUri[] target = new FlightUri[1];
-    try {
-      FlightStream stream =
-          open(
-              targets(endpoint),
-              endpoint.getTicket(),
-              target,
-              to -> {
-                FlightSqlClientWithOptions client = clients.detached(to, allocator);
-                made.add(client);
-                return client;
-              });
-      FlightSqlClientWithOptions used = made.remove(made.size() - 1);
-      made.forEach(FlightSqlClientWithOptions::close);
-      return new KeptStreams.Kept(stream, used, allocator);
-    } catch (RuntimeException | Error e) {
-      made.forEach(FlightSqlClientWithOptions::close);
-      allocator.close();
-      throw e;
-    }
   }
 
   private FlightStream open(

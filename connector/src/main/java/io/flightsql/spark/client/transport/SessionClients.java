@@ -91,15 +91,6 @@ public final class SessionClients implements AutoCloseable {
   }
 
   /**
-   * A client of {@code target} with this session's credentials and cookies that allocates from
-   * {@code allocator} and belongs to its caller, not to this session: for a stream kept beyond the
-   * session ({@link KeptStreams}).
-   */
-  FlightSqlClientWithOptions detached(FlightUri target, BufferAllocator allocator) {
-    return new FlightSqlClientWithOptions(target, state, allocator);
-  }
-
-  /**
    * The connector's exception for a failed call to {@code target}. A later call that finds the
    * channel unconnected makes it reconnect at once ({@link FlightChannels#channel}).
    */
