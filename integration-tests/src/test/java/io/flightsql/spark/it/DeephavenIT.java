@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * them.
  */
 class DeephavenIT extends FlightSqlContractSuite
-    implements OptimizerContract, StreamingContract, ReadCallsContract {
+    implements DifferentialFuzzContract, OptimizerContract, StreamingContract, ReadCallsContract {
   @RegisterExtension static final DeephavenServerExtension SERVER = new DeephavenServerExtension();
 
   /**
@@ -28,6 +28,11 @@ class DeephavenIT extends FlightSqlContractSuite
   public List<String> repeatedReadCalls() {
     return List.of(
         "GetSchema(CommandStatementQuery)", "GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "deephaven";
   }
 
   @Override

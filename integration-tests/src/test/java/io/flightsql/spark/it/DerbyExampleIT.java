@@ -21,7 +21,11 @@ import org.junit.jupiter.api.Test;
  * timestamp[ms, tz=UTC]}, which Spark reads as instants.
  */
 class DerbyExampleIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract, StreamingContract, ReadCallsContract {
+    implements DifferentialFuzzContract,
+        FailedWriteContract,
+        OptimizerContract,
+        StreamingContract,
+        ReadCallsContract {
   private DerbyExampleServer server;
 
   /**
@@ -38,6 +42,11 @@ class DerbyExampleIT extends FlightSqlContractSuite
         "DoAction(ClosePreparedStatement)",
         "PollFlightInfo(CommandStatementQuery)",
         "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "derby";
   }
 
   @Override

@@ -29,7 +29,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * comes back as int64 and DATE as text.
  */
 class GoSqliteIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract, StreamingContract, ReadCallsContract {
+    implements DifferentialFuzzContract,
+        FailedWriteContract,
+        OptimizerContract,
+        StreamingContract,
+        ReadCallsContract {
   @RegisterExtension static final GoSqliteServerExtension SERVER = new GoSqliteServerExtension();
 
   /**
@@ -39,6 +43,11 @@ class GoSqliteIT extends FlightSqlContractSuite
   @Override
   public List<String> repeatedReadCalls() {
     return List.of("GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "sqlite";
   }
 
   @Override

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * GetSqlInfo; the connector's probe finds Spark SQL and pushes with backticks.
  */
 class SailIT extends FlightSqlContractSuite
-    implements OptimizerContract, StreamingContract, ReadCallsContract {
+    implements DifferentialFuzzContract, OptimizerContract, StreamingContract, ReadCallsContract {
   @RegisterExtension static final SailServerExtension SERVER = new SailServerExtension();
 
   /**
@@ -27,6 +27,11 @@ class SailIT extends FlightSqlContractSuite
   @Override
   public List<String> repeatedReadCalls() {
     return List.of("GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "sail";
   }
 
   @Override
