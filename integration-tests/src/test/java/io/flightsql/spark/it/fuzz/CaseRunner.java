@@ -231,7 +231,14 @@ final class CaseRunner {
       dialect.createShadowSchema(target.update());
       String shadow = FuzzDialect.SHADOW_SCHEMA + "." + table.name();
       if (table.shadowed()) {
-        dialect.create(target.update(), table.withRows(List.of()), FuzzDialect.SHADOW_SCHEMA);
+        // Other columns than the table's, so that a read of the wrong one cannot pass unseen.
+        FuzzTable namesake =
+            new FuzzTable(
+                table.name(),
+                List.of(new FuzzTable.Column("c_shadow", Family.STRING)),
+                List.of(List.of("shadow")),
+                false);
+        dialect.create(target.update(), namesake, FuzzDialect.SHADOW_SCHEMA);
       } else {
         dialect.dropIfExists(target.update(), shadow);
       }

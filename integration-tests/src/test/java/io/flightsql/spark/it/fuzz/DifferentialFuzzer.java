@@ -15,7 +15,7 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class DifferentialFuzzer {
   /** Reads of one table before the next is made. */
-  private static final int READS_PER_TABLE = 3;
+  private static final int READS_PER_TABLE = 4;
 
   static final String JOIN_PUSHDOWN = "spark.sql.optimizer.datasourceV2JoinPushdown";
 

@@ -86,7 +86,7 @@ record FuzzTable(String name, List<Column> columns, List<List<Object>> rows, boo
           .append(FuzzDialect.SHADOW_SCHEMA)
           .append('.')
           .append(name)
-          .append(": the same columns, no rows\n");
+          .append(" (c_shadow VARCHAR) holding one row, 'shadow'\n");
     }
     return text.toString();
   }

@@ -70,7 +70,7 @@ final class Shrinker {
       fewer.remove(i);
       candidates.add(new Candidate(table.withRows(fewer), read));
     }
-    for (FuzzRead simpler : read.simpler()) {
+    for (FuzzRead simpler : ReadShrinks.of(read)) {
       candidates.add(new Candidate(table, simpler));
     }
     Set<String> used = read.columns();
