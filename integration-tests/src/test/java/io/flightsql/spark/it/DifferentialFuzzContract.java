@@ -35,7 +35,10 @@ interface DifferentialFuzzContract {
           // An unqualified name also matches a table of another schema.
           KnownBug.SHADOWED_TABLE_NAME,
           // A table made again with other columns is read with the columns inferred before.
-          KnownBug.STALE_TABLE_SCHEMA);
+          KnownBug.STALE_TABLE_SCHEMA,
+          // Sail's grouped MIN/MAX of a float group holding only Infinity gives Float.MAX: a
+          // server bug the connector passes on by pushing the aggregate (no fix in review yet).
+          KnownBug.SAIL_GROUPED_MIN_MAX_OF_INFINITY);
 
   ServerQuirks quirks();
 

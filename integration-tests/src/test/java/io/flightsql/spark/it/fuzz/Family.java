@@ -114,11 +114,12 @@ enum Family {
     }
     switch (this) {
       case SMALLINT:
-        return value + "S";
+        // Not -32768S: that is 32768S negated, which overflows on Sail.
+        return "CAST(" + value + " AS SMALLINT)";
       case INT:
-        return value.toString();
+        return (Integer) value == Integer.MIN_VALUE ? "(-2147483647 - 1)" : value.toString();
       case BIGINT:
-        return value + "L";
+        return (Long) value == Long.MIN_VALUE ? "(-9223372036854775807L - 1L)" : value + "L";
       case DECIMAL_18_4:
       case DECIMAL_38_10:
         return "CAST('" + ((BigDecimal) value).toPlainString() + "' AS " + sparkType() + ")";
