@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 interface DifferentialFuzzContract {
   long SEED = 20261127L;
-  int CASES = 30;
+  int CASES = 50;
 
   /**
    * Wrong answers that branches in review fix; the generator stays away from them so that this test

@@ -41,10 +41,12 @@ final class CaseGenerator {
    */
   FuzzTable table() {
     tables++;
+    // Every draw is made whatever is excluded, so that an exclusion changes only what it must.
+    int reused = random.nextInt(3);
     String name =
         excluded.contains(KnownBug.STALE_TABLE_SCHEMA)
             ? "fz_t" + tables
-            : "fz_" + (char) ('a' + random.nextInt(3));
+            : "fz_" + (char) ('a' + reused);
     int columnCount = 2 + random.nextInt(4);
     List<FuzzTable.Column> columns = new ArrayList<>();
     List<List<Object>> pools = new ArrayList<>();
@@ -64,9 +66,9 @@ final class CaseGenerator {
       rows.add(row);
     }
     boolean shadowed =
-        dialect.schemas()
-            && !excluded.contains(KnownBug.SHADOWED_TABLE_NAME)
-            && random.nextInt(4) == 0;
+        random.nextInt(4) == 0
+            && dialect.schemas()
+            && !excluded.contains(KnownBug.SHADOWED_TABLE_NAME);
     return new FuzzTable(name, columns, rows, shadowed);
   }
 
@@ -95,8 +97,10 @@ final class CaseGenerator {
     for (int i = 0; i < table.columns().size(); i++) {
       schemaOrder.add(i);
     }
+    List<Integer> shuffled = new ArrayList<>(schemaOrder);
+    Collections.shuffle(shuffled, random);
     if (source == Source.USER_SCHEMA && !excluded.contains(KnownBug.USER_SCHEMA_BY_POSITION)) {
-      Collections.shuffle(schemaOrder, random);
+      schemaOrder = shuffled;
     }
     int shape = random.nextInt(20);
     if (shape < 8) {

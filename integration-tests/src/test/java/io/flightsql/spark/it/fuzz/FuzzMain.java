@@ -29,7 +29,17 @@ import org.apache.spark.sql.SparkSession;
 public final class FuzzMain {
   private FuzzMain() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      System.exit(run(args));
+    } catch (Throwable e) {
+      // A server that did not start leaves Spark's and the servers' threads behind: exit anyway.
+      e.printStackTrace();
+      System.exit(2);
+    }
+  }
+
+  private static int run(String[] args) throws Exception {
     Map<String, String> options = options(args);
     long seed = Long.parseLong(options.getOrDefault("--seed", "1"));
     int seeds = Integer.parseInt(options.getOrDefault("--seeds", "1"));
@@ -73,7 +83,7 @@ public final class FuzzMain {
     }
     System.out.println("=== Summary");
     summaries.forEach(System.out::println);
-    System.exit(failures == 0 ? 0 : 1);
+    return failures == 0 ? 0 : 1;
   }
 
   private static Map<String, String> options(String[] args) {
