@@ -99,6 +99,10 @@ final class CaseGenerator {
     }
     List<Integer> shuffled = new ArrayList<>(schemaOrder);
     Collections.shuffle(shuffled, random);
+    if (shuffled.size() > 1 && shuffled.get(0) == 0 && shuffled.get(1) == 1) {
+      // Another order than the table's, always.
+      Collections.swap(shuffled, 0, 1);
+    }
     if (source == Source.USER_SCHEMA && !excluded.contains(KnownBug.USER_SCHEMA_BY_POSITION)) {
       schemaOrder = shuffled;
     }
