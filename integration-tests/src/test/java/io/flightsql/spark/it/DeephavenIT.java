@@ -17,7 +17,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * them.
  */
 class DeephavenIT extends FlightSqlContractSuite
-    implements OptimizerContract, StreamingContract, ReadCallsContract, AggregateContract {
+    implements DifferentialFuzzContract,
+        OptimizerContract,
+        StreamingContract,
+        ReadCallsContract,
+        AggregateContract {
   @RegisterExtension static final DeephavenServerExtension SERVER = new DeephavenServerExtension();
 
   /**
@@ -28,6 +32,11 @@ class DeephavenIT extends FlightSqlContractSuite
   public List<String> repeatedReadCalls() {
     return List.of(
         "GetSchema(CommandStatementQuery)", "GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "deephaven";
   }
 
   @Override

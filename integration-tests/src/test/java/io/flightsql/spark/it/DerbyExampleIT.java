@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * timestamp[ms, tz=UTC]}, which Spark reads as instants.
  */
 class DerbyExampleIT extends FlightSqlContractSuite
-    implements FailedWriteContract,
+    implements DifferentialFuzzContract,
+        FailedWriteContract,
         OptimizerContract,
         StreamingContract,
         ReadCallsContract,
@@ -42,6 +43,11 @@ class DerbyExampleIT extends FlightSqlContractSuite
         "DoAction(ClosePreparedStatement)",
         "PollFlightInfo(CommandStatementQuery)",
         "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "derby";
   }
 
   @Override

@@ -27,10 +27,19 @@ import org.junit.jupiter.api.Test;
  * against DuckDB's own JDBC answer, and aggregates over {@code lineitem}.
  */
 class DuckDbServerIT extends FlightSqlContractSuite
-    implements FailedWriteContract, OptimizerContract, StreamingContract, AggregateContract {
+    implements DifferentialFuzzContract,
+        FailedWriteContract,
+        OptimizerContract,
+        StreamingContract,
+        AggregateContract {
   private static final long LINEITEM_ROWS = 20_000;
 
   private DuckDbFlightSqlServer server;
+
+  @Override
+  public String fuzzDialect() {
+    return "duckdb";
+  }
 
   @Override
   protected ServerQuirks startServer() throws Exception {

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * comes back as int64 and DATE as text.
  */
 class GoSqliteIT extends FlightSqlContractSuite
-    implements FailedWriteContract,
+    implements DifferentialFuzzContract,
+        FailedWriteContract,
         OptimizerContract,
         StreamingContract,
         ReadCallsContract,
@@ -47,6 +48,11 @@ class GoSqliteIT extends FlightSqlContractSuite
         "DoGet",
         "GetFlightInfo(CommandStatementQuery)",
         "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "sqlite";
   }
 
   @Override

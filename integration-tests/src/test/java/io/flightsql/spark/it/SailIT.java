@@ -17,17 +17,26 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * GetSqlInfo; the connector's probe finds Spark SQL and pushes with backticks.
  */
 class SailIT extends FlightSqlContractSuite
-    implements OptimizerContract, StreamingContract, ReadCallsContract, AggregateContract {
+    implements DifferentialFuzzContract,
+        OptimizerContract,
+        StreamingContract,
+        ReadCallsContract,
+        AggregateContract {
   @RegisterExtension static final SailServerExtension SERVER = new SailServerExtension();
 
   /**
-   * The query runs in GetFlightInfo, whose FlightInfo carries the schema: the schema inference
-   * runs it, and the read runs it again for the rows of its own action.
+   * The query runs in GetFlightInfo, whose FlightInfo carries the schema: the schema inference runs
+   * it, and the read runs it again for the rows of its own action.
    */
   @Override
   public List<String> repeatedReadCalls() {
     return List.of(
         "GetFlightInfo(CommandStatementQuery)", "GetFlightInfo(CommandStatementQuery)", "DoGet");
+  }
+
+  @Override
+  public String fuzzDialect() {
+    return "sail";
   }
 
   @Override

@@ -22,6 +22,7 @@ server.start()
 
 from deephaven import new_table  # noqa: E402 (needs the started JVM)
 from deephaven.column import (  # noqa: E402
+    bool_col,
     byte_col,
     datetime_col,
     double_col,
@@ -88,6 +89,29 @@ __main__.latency_items = new_table([
     long_col("id", list(range(1, 101))),
     string_col("name", [f"item {i}" for i in range(1, 101)]),
     double_col("score", [i * 1.5 for i in range(1, 101)]),
+])
+# The table of the differential fuzzer (DeephavenFuzzTable in the integration tests): the same rows.
+# Deephaven keeps the smallest value of each integer width as its NULL, so none is written.
+__main__.fuzz_rows = new_table([
+    long_col("c0_bigint", [1, 2, 9223372036854775807, 42, 42, -9000000000000000, 0, None]),
+    int_col("c1_int", [1, 0, 2147483647, 1, None, -7, 2000000000, 3]),
+    short_col("c2_smallint", [30000, 30000, 32767, 7, None, -1, 0, 30000]),
+    double_col("c3_double", [
+        1.5, float("nan"), 1.0e300, None, 0.1, float("inf"), float("-inf"), 0.1]),
+    float_col("c4_real", [1.5, -2.25, 3.4e38, None, 0.1, 0.0, 1.0e-30, None]),
+    string_col("c5_string", [
+        "alice", "Alice", "Zo\u00eb \u2713", "it's", None, "50%_off", "", "a "]),
+    bool_col("c6_boolean", [True, False, None, True, False, True, None, True]),
+    datetime_col("c7_timestamp_tz", [
+        to_j_instant("2024-01-02T03:04:05 UTC"),
+        to_j_instant("1970-01-01T00:00:00 UTC"),
+        None,
+        to_j_instant("1999-12-31T23:59:59 UTC"),
+        to_j_instant("2038-01-19T03:14:08 UTC"),
+        to_j_instant("1969-12-31T23:59:59 UTC"),
+        to_j_instant("2024-01-01T22:34:05 UTC"),
+        to_j_instant("2024-01-02T03:04:05 UTC"),
+    ]),
 ])
 print("READY", flush=True)
 while True:
