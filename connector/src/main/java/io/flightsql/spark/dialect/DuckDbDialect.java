@@ -107,4 +107,10 @@ final class DuckDbDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  /** DuckDB's default collation is binary: strings compare by their bytes. */
+  @Override
+  public boolean comparesStringsAsSpark() {
+    return true;
+  }
 }

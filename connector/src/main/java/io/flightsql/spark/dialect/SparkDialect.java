@@ -104,4 +104,12 @@ final class SparkDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  /**
+   * Spark SQL (and Sail) compare strings by their UTF-8 bytes unless a column declares a collation.
+   */
+  @Override
+  public boolean comparesStringsAsSpark() {
+    return true;
+  }
 }

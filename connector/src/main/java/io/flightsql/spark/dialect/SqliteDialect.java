@@ -144,4 +144,10 @@ final class SqliteDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("ALTER TABLE " + table(table) + " RENAME TO " + quoted(newName));
   }
+
+  /** SQLite's default collation is BINARY (memcmp of the UTF-8 text); only LIKE ignores case. */
+  @Override
+  public boolean comparesStringsAsSpark() {
+    return true;
+  }
 }

@@ -67,9 +67,9 @@ public final class ExpressionSql {
       case "NOT":
         return childPredicate(c[0]).map(inner -> "(NOT " + inner + ")");
       case "IS_NULL":
-        return column(c[0]).map(col -> "(" + col + " IS NULL)");
+        return heldColumn(c[0]).map(col -> "(" + col + " IS NULL)");
       case "IS_NOT_NULL":
-        return column(c[0]).map(col -> "(" + col + " IS NOT NULL)");
+        return heldColumn(c[0]).map(col -> "(" + col + " IS NOT NULL)");
       case "=":
       case "<>":
       case "<":
@@ -185,6 +185,22 @@ public final class ExpressionSql {
         .filter(col -> ArrowToSpark.isScalar(col.type()));
   }
 
+  /**
+   * The quoted name of a top-level scalar column whose values the server holds as Spark reads them,
+   * for what needs no comparison (IS NULL, COUNT): a string column qualifies whatever the server's
+   * collation.
+   */
+  private Optional<String> heldColumn(Expression e) {
+    if (!(e instanceof NamedReference)) {
+      return Optional.empty();
+    }
+    return columns
+        .resolve(((NamedReference) e).fieldNames())
+        .filter(SourceColumns.Column::sameValues)
+        .filter(col -> ArrowToSpark.isScalar(col.type()))
+        .map(SourceColumns.Column::sql);
+  }
+
   /** A column to group by. */
   public Optional<String> groupBy(Expression e) {
     return column(e);
@@ -201,7 +217,8 @@ public final class ExpressionSql {
     }
     if (f instanceof Count) {
       Count count = (Count) f;
-      return column(count.column())
+      // COUNT(DISTINCT) compares values, so a collation unlike Spark's matters; COUNT does not.
+      return (count.isDistinct() ? column(count.column()) : heldColumn(count.column()))
           .map(col -> "COUNT(" + (count.isDistinct() ? "DISTINCT " : "") + col + ")");
     }
     if (f instanceof Sum) {
