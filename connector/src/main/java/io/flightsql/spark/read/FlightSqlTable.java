@@ -23,7 +23,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * come here: the data source carries them out itself (see {@code write.DataFrameWrite}). Driver
  * only; not Serializable.
  */
-public final class FlightSqlTable implements SupportsRead, SupportsWrite {
+public final class FlightSqlTable
+    implements SupportsRead, SupportsWrite, RuntimeFilterSources.Source {
   private static final Set<TableCapability> CAPABILITIES =
       Collections.unmodifiableSet(
           EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ));
@@ -105,9 +106,15 @@ public final class FlightSqlTable implements SupportsRead, SupportsWrite {
     return sinkOptions == null ? CAPABILITIES : WITH_STREAMING_WRITE;
   }
 
+  /**
+   * A builder of this read's scan; with {@code keepFiltersInSpark=true} among the scan's options
+   * (as {@link RuntimeFilterSources} sets it on a join's filtered side), one whose pushed filters
+   * stay in Spark's plan too.
+   */
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return ScanBuilders.create(schema, config, comparableColumns, dialect);
+    FlightSqlScanBuilder builder = ScanBuilders.create(schema, config, comparableColumns, dialect);
+    return RuntimeFilterSources.keepsFilters(options) ? builder.keepingFiltersInSpark() : builder;
   }
 
   /**
