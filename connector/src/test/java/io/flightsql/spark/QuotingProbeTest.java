@@ -244,14 +244,14 @@ class QuotingProbeTest {
   }
 
   /**
-   * Derby pads the shorter string with spaces ({@code 'a' = 'a '}), so its dialect does not vouch
-   * for string comparisons: a server named Derby that does not answer the string-order probe gets
-   * no comparison, range or ordering of a string column (Spark compares, and the rows are Spark's),
-   * while IS NOT NULL, which compares nothing, is still pushed.
+   * Derby pads the shorter string with spaces ({@code 'a' = 'a '}), so a server named Derby gets no
+   * comparison, range or ordering of a string column, and is not even asked the string-order probe:
+   * Spark compares, and the rows are Spark's. IS NOT NULL, which compares nothing, is still pushed.
    */
   @Test
-  void aServerWhoseStringOrderIsUnknownComparesNoStrings() {
+  void aDerbyServerComparesNoStrings() {
     sqlInfoSays("Apache Derby", "\"");
+    stringsCompareAsInSpark();
     people(ALL, "SELECT * FROM people", "SELECT * FROM people WHERE (\"s\" IS NOT NULL)");
     Dataset<Row> equal = people().filter(col("s").equalTo("42"));
     assertThat(rows(equal)).containsExactly("[2,42]");
@@ -262,19 +262,33 @@ class QuotingProbeTest {
     assertThat(range.queryExecution().executedPlan().toString()).doesNotContain("\"s\" >");
   }
 
+  /**
+   * A server of the MySQL family (MySQL itself ignores case by default; Doris and StarRocks compare
+   * bytes) that does not answer the string-order probe gets no string comparison.
+   */
+  @Test
+  void aServerWhoseStringOrderIsUnknownComparesNoStrings() {
+    sqlInfoSays("StarRocks", "`");
+    people(ALL, "SELECT * FROM people", "SELECT * FROM people WHERE (`s` IS NOT NULL)");
+    Dataset<Row> equal = people().filter(col("s").equalTo("42"));
+    assertThat(rows(equal)).containsExactly("[2,42]");
+    assertThat(equal.queryExecution().executedPlan().toString())
+        .contains("SQL: SELECT * FROM people WHERE (`s` IS NOT NULL)]");
+  }
+
   /** The same server, answering the probe with its one row, gets its strings compared. */
   @Test
   void aServerThatAnswersTheStringOrderProbeGetsItsStringsCompared() {
-    sqlInfoSays("Apache Derby", "\"");
+    sqlInfoSays("StarRocks", "`");
     stringsCompareAsInSpark();
     people(ALL, "SELECT * FROM people");
     people(
         List.<Object[]>of(new Object[] {2L, "42"}),
-        "SELECT * FROM people WHERE (\"s\" IS NOT NULL) AND (\"s\" = '42')");
+        "SELECT * FROM people WHERE (`s` IS NOT NULL) AND (`s` = '42')");
     Dataset<Row> filtered = people().filter(col("s").equalTo("42"));
     assertThat(rows(filtered)).containsExactly("[2,42]");
     assertThat(filtered.queryExecution().executedPlan().toString())
-        .contains("SQL: SELECT * FROM people WHERE (\"s\" IS NOT NULL) AND (\"s\" = '42')");
+        .contains("SQL: SELECT * FROM people WHERE (`s` IS NOT NULL) AND (`s` = '42')");
   }
 
   @Test

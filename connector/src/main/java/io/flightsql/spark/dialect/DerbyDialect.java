@@ -120,4 +120,13 @@ final class DerbyDialect extends Dialect {
   public Optional<String> renameTable(TableRef table, String newName) {
     return Optional.of("RENAME TABLE " + table(table) + " TO " + quoted(newName));
   }
+
+  /**
+   * Derby pads the shorter of two strings with spaces ({@code 'a' = 'a '}) and orders them by
+   * UTF-16 code units, and it refuses the string-order probe anyway (no SELECT without FROM).
+   */
+  @Override
+  public boolean comparesStringsOtherwise() {
+    return true;
+  }
 }

@@ -191,6 +191,14 @@ public abstract class Dialect implements Serializable {
   }
 
   /**
+   * Whether servers of this dialect are known to compare strings otherwise than Spark: then no
+   * probe is needed to know that string columns are not compared on the server.
+   */
+  public boolean comparesStringsOtherwise() {
+    return false;
+  }
+
+  /**
    * A condition true where {@code column} starts with, ends with or contains {@code text}, as
    * Spark's STARTS_WITH, ENDS_WITH and CONTAINS: case-sensitive, NULL where the column is NULL.
    */

@@ -115,10 +115,14 @@ final class PushdownContext {
         comparable = notNull;
       }
       // Strings are compared, ordered and grouped on the server only where it does so as Spark
-      // does: a dialect that the user or the server's name established says so, else a probe.
+      // does: a dialect that the user or the server's name established says whether it does,
+      // else a probe.
+      boolean known = !resolved.sqlGuessed();
       boolean stringsAsSpark =
-          (!resolved.sqlGuessed() && chosen.comparesStringsAsSpark())
-              || (hasStrings(schema, comparable) && probes.stringsCompareAsInSpark());
+          (known && chosen.comparesStringsAsSpark())
+              || (!(known && chosen.comparesStringsOtherwise())
+                  && hasStrings(schema, comparable)
+                  && probes.stringsCompareAsInSpark());
       SourceColumns columns = new SourceColumns(schema, comparable, chosen, stringsAsSpark);
       if (!columns.addressable()) {
         LOG.info(

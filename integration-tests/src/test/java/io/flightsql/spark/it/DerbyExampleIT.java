@@ -251,9 +251,8 @@ class DerbyExampleIT extends FlightSqlContractSuite
     }
 
     /**
-     * Derby pads the shorter of two strings with spaces ({@code 'a' = 'a '}) and takes no SELECT
-     * without FROM, so the string-order probe finds no established order: no string column is
-     * compared in SQL pushed to it, and Spark compares names.
+     * Derby pads the shorter of two strings with spaces ({@code 'a' = 'a '}), which its dialect
+     * knows: no string column is compared in SQL pushed to it, and Spark compares names.
      */
     @Override
     boolean pushes(String query) {
