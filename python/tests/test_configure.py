@@ -55,6 +55,23 @@ def test_configure_adds_the_plugin_after_the_users_plugins_once() -> None:
         assert "io/flightsql/spark/FlightSqlPlugin.class" in archive.namelist()
 
 
+def test_configure_adds_the_extensions_after_the_users_once() -> None:
+    builder = new_builder().config("spark.sql.extensions", "com.example.Extensions")
+    spark_flightsql.configure(spark_flightsql.configure(builder))
+    assert (
+        builder._options["spark.sql.extensions"]
+        == "com.example.Extensions," + spark_flightsql.EXTENSIONS_CLASS
+    )
+    with zipfile.ZipFile(spark_flightsql.jar_path()) as archive:
+        assert "io/flightsql/spark/FlightSqlExtensions.class" in archive.namelist()
+
+
+def test_configure_leaves_the_extensions_alone_when_asked() -> None:
+    builder = new_builder()
+    spark_flightsql.configure(builder, extensions=False)
+    assert "spark.sql.extensions" not in builder._options
+
+
 def test_configure_leaves_the_plugins_alone_when_asked() -> None:
     builder = new_builder()
     spark_flightsql.configure(builder, plugin=False)

@@ -51,6 +51,9 @@ DATA_SOURCE_CLASS = "io.flightsql.spark.FlightSqlDataSource"
 PLUGIN_CLASS = "io.flightsql.spark.FlightSqlPlugin"
 """The connector's Spark plugin, which :func:`configure` adds to ``spark.plugins``."""
 
+EXTENSIONS_CLASS = "io.flightsql.spark.FlightSqlExtensions"
+"""The connector's optimizer rules, which :func:`configure` adds to ``spark.sql.extensions``."""
+
 
 class SparkFlightSqlError(RuntimeError):
     """Spark cannot be given the connector's jar as asked; the message says what to do instead."""
@@ -72,7 +75,11 @@ def jar_path() -> str:
 
 
 def configure(
-    builder: "SparkSession.Builder", *, check_version: bool = True, plugin: bool = True
+    builder: "SparkSession.Builder",
+    *,
+    check_version: bool = True,
+    plugin: bool = True,
+    extensions: bool = True,
 ) -> "SparkSession.Builder":
     """Returns ``builder`` with the connector's jar on ``spark.jars`` and its plugin on ``spark.plugins``.
 
@@ -103,10 +110,16 @@ def configure(
     ``spark.plugins`` are kept. ``plugin=False`` leaves ``spark.plugins`` alone, for a job that
     reads as soon as Spark has started, where the loading would only compete with Spark's own.
 
+    The extensions (:data:`EXTENSIONS_CLASS`) let a star join whose dimension filter is pushed to
+    the server still filter its fact read at run time (docs/pushdown.md, "Runtime filters").
+    Extensions already set on the builder's ``spark.sql.extensions`` are kept.
+    ``extensions=False`` leaves ``spark.sql.extensions`` alone.
+
     Args:
         builder: ``SparkSession.builder``, with whatever else it was given.
         check_version: whether to refuse a PySpark of a release line the jar does not support.
         plugin: whether to add the connector's plugin to ``spark.plugins``.
+        extensions: whether to add the connector's extensions to ``spark.sql.extensions``.
 
     Returns:
         The same builder, for chaining.
@@ -144,6 +157,11 @@ def configure(
         builder = builder.config(
             "spark.plugins", _merged_plugins(options.get("spark.plugins"), PLUGIN_CLASS)
         )
+    if extensions:
+        builder = builder.config(
+            "spark.sql.extensions",
+            _merged_plugins(options.get("spark.sql.extensions"), EXTENSIONS_CLASS),
+        )
     return builder
 
 
@@ -160,7 +178,8 @@ def check_supported(pyspark_version: str) -> None:
 
 
 def _merged_plugins(existing: Optional[str], plugin: str) -> str:
-    """``spark.plugins``' value with ``plugin`` added after the plugins it already lists, once."""
+    """A class list's value (``spark.plugins``, ``spark.sql.extensions``) with ``plugin`` added
+    after the classes it already lists, once."""
     entries = [entry.strip() for entry in (existing or "").split(",") if entry.strip()]
     if plugin not in entries:
         entries.append(plugin)

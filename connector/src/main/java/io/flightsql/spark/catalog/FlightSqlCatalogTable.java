@@ -2,6 +2,7 @@ package io.flightsql.spark.catalog;
 
 import io.flightsql.spark.client.metadata.TableRef;
 import io.flightsql.spark.read.FlightSqlTable;
+import io.flightsql.spark.read.RuntimeFilterSources;
 import io.flightsql.spark.write.FlightSqlWriteBuilder;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -26,7 +27,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * spark.read.option}, {@code df.writeTo(...).option}) beat the session's and the catalog's. Driver
  * only.
  */
-final class FlightSqlCatalogTable implements SupportsRead, SupportsWrite {
+final class FlightSqlCatalogTable
+    implements SupportsRead, SupportsWrite, RuntimeFilterSources.Source {
   private static final Set<TableCapability> CAPABILITIES =
       Collections.unmodifiableSet(
           EnumSet.of(

@@ -221,7 +221,9 @@ public final class ReadOptions {
                   + " join's fact table at run time only by a dimension whose plan shows a"
                   + " selective filter: set it on the dimension's read when the fact table is"
                   + " read with runtime filters (`pushDownRuntimeFilter`). Aggregates, limits and"
-                  + " joins are then not pushed into this read.");
+                  + " joins are then not pushed into this read. With"
+                  + " `spark.sql.extensions=io.flightsql.spark.FlightSqlExtensions`, a filtered"
+                  + " read right under a join gets `true` unless it sets the option itself.");
 
   public static final OptionSpec<Boolean> PUSH_DOWN_RUNTIME_FILTER =
       OptionTypes.bool("pushDownRuntimeFilter", SCOPE)

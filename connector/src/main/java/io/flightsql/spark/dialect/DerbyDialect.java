@@ -132,4 +132,13 @@ final class DerbyDialect extends Dialect {
   public boolean sumOverflowsAsSpark(DataType type) {
     return type instanceof LongType;
   }
+
+  /**
+   * Derby pads the shorter of two strings with spaces ({@code 'a' = 'a '}) and orders them by
+   * UTF-16 code units, and it refuses the string-order probe anyway (no SELECT without FROM).
+   */
+  @Override
+  public boolean comparesStringsOtherwise() {
+    return true;
+  }
 }

@@ -179,6 +179,26 @@ public abstract class Dialect implements Serializable {
   }
 
   /**
+   * Whether servers of this dialect compare strings as Spark does, by default: by their UTF-8 bytes
+   * (code points), case and trailing spaces counting. Where they do, comparisons, ranges, MIN/MAX,
+   * ordering and grouping of strings may be pushed when the dialect is the server's (named by the
+   * user or by the server's name); otherwise a probe query decides (see {@code
+   * read.PushdownProbes#stringsCompareAsInSpark}). A server of unknown dialect might use any
+   * collation, so the default is no.
+   */
+  public boolean comparesStringsAsSpark() {
+    return false;
+  }
+
+  /**
+   * Whether servers of this dialect are known to compare strings otherwise than Spark: then no
+   * probe is needed to know that string columns are not compared on the server.
+   */
+  public boolean comparesStringsOtherwise() {
+    return false;
+  }
+
+  /**
    * A condition true where {@code column} starts with, ends with or contains {@code text}, as
    * Spark's STARTS_WITH, ENDS_WITH and CONTAINS: case-sensitive, NULL where the column is NULL.
    */

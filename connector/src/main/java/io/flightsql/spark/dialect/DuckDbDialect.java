@@ -123,4 +123,10 @@ final class DuckDbDialect extends Dialect {
   public boolean sumOverflowsAsSpark(DataType type) {
     return type instanceof LongType || type instanceof DoubleType;
   }
+
+  /** DuckDB's default collation is binary: strings compare by their bytes. */
+  @Override
+  public boolean comparesStringsAsSpark() {
+    return true;
+  }
 }

@@ -110,4 +110,12 @@ final class SparkDialect extends Dialect {
   public boolean sumOverflowsAsSpark(DataType type) {
     return type instanceof DoubleType;
   }
+
+  /**
+   * Spark SQL (and Sail) compare strings by their UTF-8 bytes unless a column declares a collation.
+   */
+  @Override
+  public boolean comparesStringsAsSpark() {
+    return true;
+  }
 }

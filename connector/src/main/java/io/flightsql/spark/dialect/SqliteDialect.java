@@ -150,4 +150,10 @@ final class SqliteDialect extends Dialect {
   public boolean sumOverflowsAsSpark(DataType type) {
     return type instanceof LongType;
   }
+
+  /** SQLite's default collation is BINARY (memcmp of the UTF-8 text); only LIKE ignores case. */
+  @Override
+  public boolean comparesStringsAsSpark() {
+    return true;
+  }
 }

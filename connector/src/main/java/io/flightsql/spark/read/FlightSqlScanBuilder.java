@@ -52,6 +52,13 @@ class FlightSqlScanBuilder
   private final PushedRead read;
 
   /**
+   * Whether the filters pushed into this read stay in Spark's plan too, though option {@code
+   * keepFiltersInSpark} is off: {@link RuntimeFilterSources} asks it of a filtered read that a join
+   * may prune its other side by.
+   */
+  private boolean filtersKeptInSpark;
+
+  /**
    * @param knownComparable the columns whose values the server compares as Spark does, when the
    *     table knows its Arrow schema; null to ask the server when needed
    * @param knownDialect the table's dialect once a scan builder found it, shared by the builders of
@@ -88,9 +95,17 @@ class FlightSqlScanBuilder
     }
   }
 
+  /** Keeps the filters pushed into this read in Spark's plan too; see {@link #pushPredicates}. */
+  final FlightSqlScanBuilder keepingFiltersInSpark() {
+    filtersKeptInSpark = true;
+    return this;
+  }
+
   @Override
   public Predicate[] pushPredicates(Predicate[] predicates) {
-    return probing(() -> read.remainingPredicates(predicates));
+    Predicate[] remaining = probing(() -> read.remainingPredicates(predicates));
+    // Kept in Spark too, a filter shows Spark's dynamic pruning a selective dimension.
+    return filtersKeptInSpark ? predicates : remaining;
   }
 
   @Override

@@ -23,7 +23,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * come here: the data source carries them out itself (see {@code write.DataFrameWrite}). Driver
  * only; not Serializable.
  */
-public final class FlightSqlTable implements SupportsRead, SupportsWrite {
+public final class FlightSqlTable
+    implements SupportsRead, SupportsWrite, RuntimeFilterSources.Source {
   private static final Set<TableCapability> CAPABILITIES =
       Collections.unmodifiableSet(
           EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ));
@@ -143,17 +144,24 @@ public final class FlightSqlTable implements SupportsRead, SupportsWrite {
     return sinkOptions == null ? CAPABILITIES : WITH_STREAMING_WRITE;
   }
 
+  /**
+   * A builder of this read's scan; with {@code keepFiltersInSpark=true} among the scan's options
+   * (as {@link RuntimeFilterSources} sets it on a join's filtered side), one whose pushed filters
+   * stay in Spark's plan too.
+   */
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
     UserSchema.Match given = match();
+    FlightSqlScanBuilder builder;
     if (given == null) {
-      return ScanBuilders.create(schema, config, comparableColumns, dialect);
+      builder = ScanBuilders.create(schema, config, comparableColumns, dialect);
+    } else {
+      builder = ScanBuilders.create(schema, config, given.comparable, dialect);
+      if (!given.sourceOrder) {
+        builder.selectByName();
+      }
     }
-    FlightSqlScanBuilder builder = ScanBuilders.create(schema, config, given.comparable, dialect);
-    if (!given.sourceOrder) {
-      builder.selectByName();
-    }
-    return builder;
+    return RuntimeFilterSources.keepsFilters(options) ? builder.keepingFiltersInSpark() : builder;
   }
 
   /**

@@ -117,7 +117,8 @@ final class JoinPushdown {
     if (!leftSql.isPresent() || !rightSql.isPresent() || !distinctIgnoringCase(schema)) {
       return refused(left, right, "a column cannot be named in SQL");
     }
-    SourceColumns columns = new SourceColumns(schema, comparable, dialect);
+    SourceColumns columns =
+        new SourceColumns(schema, comparable, dialect, left.context.columns.stringsAsSpark());
     Optional<String> on = new ExpressionSql(dialect, columns).predicate(condition);
     if (!on.isPresent()) {
       return refused(left, right, "the condition " + condition + " cannot be written");
@@ -149,7 +150,9 @@ final class JoinPushdown {
     return Optional.of(
         new Joined(
             schema,
-            left.context.over(new SourceColumns(schema, comparable, dialect)),
+            left.context.over(
+                new SourceColumns(
+                    schema, comparable, dialect, left.context.columns.stringsAsSpark())),
             joined,
             description));
   }

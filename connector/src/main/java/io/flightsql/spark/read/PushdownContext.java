@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -117,7 +118,16 @@ final class PushdownContext {
         }
         comparable = notNull;
       }
-      SourceColumns columns = new SourceColumns(schema, comparable, chosen);
+      // Strings are compared, ordered and grouped on the server only where it does so as Spark
+      // does: a dialect that the user or the server's name established says whether it does,
+      // else a probe.
+      boolean known = !resolved.sqlGuessed();
+      boolean stringsAsSpark =
+          (known && chosen.comparesStringsAsSpark())
+              || (!(known && chosen.comparesStringsOtherwise())
+                  && hasStrings(schema, comparable)
+                  && probes.stringsCompareAsInSpark());
+      SourceColumns columns = new SourceColumns(schema, comparable, chosen, stringsAsSpark);
       if (!columns.addressable()) {
         LOG.info(
             "Nothing is pushed into the read of {}: its column names repeat or cannot be quoted",
@@ -134,6 +144,16 @@ final class PushdownContext {
           e.getMessage());
       return null;
     }
+  }
+
+  /** Whether one of the comparable columns is a string, so that the string probe matters. */
+  private static boolean hasStrings(StructType schema, Set<String> comparable) {
+    for (StructField field : schema.fields()) {
+      if (field.dataType() instanceof StringType && comparable.contains(field.name())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -40,6 +40,17 @@ final class PushdownProbes implements AutoCloseable {
   static final String NULL_COMPARISON_PROBE =
       "SELECT 1 AS c FROM (SELECT CAST(NULL AS DOUBLE) AS x) t WHERE x < 1";
 
+  /**
+   * A query that returns one row where the server compares strings as Spark does (by code point,
+   * case-sensitive, trailing spaces counting), and none where its collation ignores case ({@code
+   * 'a' = 'A'}), pads with spaces ({@code 'a' = 'a '}), orders by a language's rules ({@code 'a' <
+   * 'B'}, {@code 'é' < 'z'}) or by UTF-16 code units (U+FFFD after U+1F600). Read-only: it selects
+   * from no table.
+   */
+  static final String STRING_ORDER_PROBE =
+      "SELECT 1 AS c FROM (SELECT 'a' AS x) t WHERE 'B' < x AND x <> 'A' AND x <> 'a '"
+          + " AND 'z' < '\u00e9' AND '\ufffd' < '\ud83d\ude00'";
+
   /** Closes the sessions of dropped builders; one daemon thread for the JVM. */
   private static final Cleaner DROPPED = Cleaner.create();
 
@@ -244,6 +255,40 @@ final class PushdownProbes implements AutoCloseable {
                         + " SQL pushed to it",
                     config.uri(),
                     NULL_COMPARISON_PROBE,
+                    e.getMessage());
+                return false;
+              }
+            });
+  }
+
+  /**
+   * Whether the server compares strings as Spark does ({@link #STRING_ORDER_PROBE} returns its one
+   * row); remembered per server. A server that refuses the probe is taken not to. This is the
+   * collation of the server's string constants: a column declared with a collation of its own is
+   * not seen.
+   */
+  boolean stringsCompareAsInSpark() {
+    return ServerFacts.of(config.connection())
+        .takes(
+            "strings: " + STRING_ORDER_PROBE,
+            () -> {
+              try {
+                long rows = session().countRows(STRING_ORDER_PROBE);
+                if (rows != 1) {
+                  LOG.info(
+                      "{} does not compare strings as Spark does (probe: {}): string columns are"
+                          + " not compared, ordered or grouped in SQL pushed to it",
+                      config.uri(),
+                      STRING_ORDER_PROBE);
+                }
+                return rows == 1;
+              } catch (RuntimeException e) {
+                raiseUnlessAnswer(e);
+                LOG.info(
+                    "{} refused the probe {} ({}): string columns are not compared, ordered or"
+                        + " grouped in SQL pushed to it",
+                    config.uri(),
+                    STRING_ORDER_PROBE,
                     e.getMessage());
                 return false;
               }

@@ -69,7 +69,12 @@ final class StreamSourceReads implements SourceReads {
                   .session()
                   .resultSchema(
                       SourceQuery.sql(config, found.sessionHasDefaults, () -> found.dialect));
-          columns = new SourceColumns(schema, ComparableColumns.of(arrow, schema), found.dialect);
+          columns =
+              new SourceColumns(
+                  schema,
+                  ComparableColumns.of(arrow, schema),
+                  found.dialect,
+                  found.columns.stringsAsSpark());
         }
       }
       if (found == null) {

@@ -104,7 +104,8 @@ public final class AggregateSql {
     }
     if (f instanceof Count) {
       Count count = (Count) f;
-      return resolved(count.column())
+      // COUNT(DISTINCT) compares values, so a collation unlike Spark's matters; COUNT does not.
+      return (count.isDistinct() ? resolved(count.column()) : held(count.column()))
           .filter(c -> !count.isDistinct() || !floating(c.type()))
           .flatMap(c -> cast("COUNT(" + distinct(count.isDistinct()) + c.sql() + ")", LONG));
     }
@@ -204,6 +205,20 @@ public final class AggregateSql {
 
   private static boolean floating(DataType type) {
     return type instanceof FloatType || type instanceof DoubleType;
+  }
+
+  /**
+   * A top-level column of a scalar type whose values the server holds as Spark reads them, for what
+   * compares nothing (COUNT): a string column qualifies whatever the server's collation.
+   */
+  private Optional<SourceColumns.Column> held(Expression e) {
+    if (!(e instanceof NamedReference)) {
+      return Optional.empty();
+    }
+    return columns
+        .resolve(((NamedReference) e).fieldNames())
+        .filter(SourceColumns.Column::sameValues)
+        .filter(col -> ArrowToSpark.isScalar(col.type()));
   }
 
   /** A comparable top-level column of a scalar type. */

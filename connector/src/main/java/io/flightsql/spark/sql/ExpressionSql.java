@@ -52,9 +52,9 @@ public final class ExpressionSql {
       case "NOT":
         return childPredicate(c[0]).map(inner -> "(NOT " + inner + ")");
       case "IS_NULL":
-        return column(c[0]).map(col -> "(" + col + " IS NULL)");
+        return heldColumn(c[0]).map(col -> "(" + col + " IS NULL)");
       case "IS_NOT_NULL":
-        return column(c[0]).map(col -> "(" + col + " IS NOT NULL)");
+        return heldColumn(c[0]).map(col -> "(" + col + " IS NOT NULL)");
       case "=":
       case "<>":
       case "<":
@@ -168,6 +168,22 @@ public final class ExpressionSql {
         .resolve(((NamedReference) e).fieldNames())
         .filter(SourceColumns.Column::comparable)
         .filter(col -> ArrowToSpark.isScalar(col.type()));
+  }
+
+  /**
+   * The quoted name of a top-level scalar column whose values the server holds as Spark reads them,
+   * for what needs no comparison (IS NULL): a string column qualifies whatever the server's
+   * collation.
+   */
+  private Optional<String> heldColumn(Expression e) {
+    if (!(e instanceof NamedReference)) {
+      return Optional.empty();
+    }
+    return columns
+        .resolve(((NamedReference) e).fieldNames())
+        .filter(SourceColumns.Column::sameValues)
+        .filter(col -> ArrowToSpark.isScalar(col.type()))
+        .map(SourceColumns.Column::sql);
   }
 
   /** An ORDER BY item over a column. */

@@ -34,9 +34,12 @@ import org.apache.spark.unsafe.types.UTF8String;
  * of literals, else the range from the smallest value to the largest, else nothing. NULLs match
  * nothing in a join and are left out; a filter with no value left matches no row.
  *
- * <p>Only columns the server compares as Spark does are filtered (see {@link
- * SourceColumns.Column#comparable()}), and only with literals the dialect writes exactly (see
- * {@link Dialect#literal}), quotes and all.
+ * <p>Only columns whose values the server holds as Spark reads them are filtered (see {@link
+ * SourceColumns.Column#sameValues()}), and only with literals the dialect writes exactly (see
+ * {@link Dialect#literal}), quotes and all. A range needs more: that the server orders the column's
+ * values as Spark does ({@link SourceColumns.Column#comparable()}); a string column of a server
+ * whose collation is not known to be Spark's gets an IN list or nothing, since a range between two
+ * strings of another order could leave out rows the join keeps.
  */
 public final class RuntimeFilterSql {
   /** The most characters of literals in one IN list. */
@@ -53,13 +56,13 @@ public final class RuntimeFilterSql {
   }
 
   /**
-   * Whether a runtime filter on the column can be written: it is a comparable scalar column, and
-   * the dialect writes literals of its type.
+   * Whether a runtime filter on the column can be written: the server holds its values as Spark
+   * does, it is a scalar, and the dialect writes literals of its type.
    */
   public boolean filterable(String name) {
     Optional<SourceColumns.Column> column = columns.resolve(new String[] {name});
     return column.isPresent()
-        && column.get().comparable()
+        && column.get().sameValues()
         && ArrowToSpark.isScalar(column.get().type())
         && sample(column.get().type())
             .flatMap(v -> dialect.literal(v, column.get().type()))
@@ -99,7 +102,7 @@ public final class RuntimeFilterSql {
         return in;
       }
     }
-    return range(column, values);
+    return column.comparable() ? range(column, values) : Optional.empty();
   }
 
   private Optional<String> inList(SourceColumns.Column column, List<Object> values) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -14,7 +15,8 @@ import org.apache.spark.sql.types.StructType;
  * The columns of the relation a read selects from, as pushed expressions name them: Spark's name
  * (matched exactly, else case-insensitively when only one column matches), the column's SQL in the
  * dialect, its Spark type, and whether the server compares its values as Spark does (a column the
- * connector converts, such as a union read as text or an unsigned integer widened, is not).
+ * connector converts, such as a union read as text or an unsigned integer widened, is not; nor is a
+ * string column where the server's string comparison is not established as Spark's).
  */
 public final class SourceColumns {
   /** One column. */
@@ -22,13 +24,15 @@ public final class SourceColumns {
     private final String name;
     private final String sql;
     private final DataType type;
+    private final boolean sameValues;
     private final boolean comparable;
 
-    Column(String name, String sql, DataType type, boolean comparable) {
+    Column(String name, String sql, DataType type, boolean sameValues, boolean stringsAsSpark) {
       this.name = name;
       this.sql = sql;
       this.type = type;
-      this.comparable = comparable;
+      this.sameValues = sameValues;
+      this.comparable = sameValues && (stringsAsSpark || !(type instanceof StringType));
     }
 
     public String name() {
@@ -48,16 +52,41 @@ public final class SourceColumns {
     public boolean comparable() {
       return comparable && sql != null;
     }
+
+    /**
+     * Whether the server holds this column's values as Spark reads them, whatever its collation:
+     * enough for IS NULL, COUNT, and a condition that may keep more rows than Spark's, never fewer
+     * (a runtime filter's IN list, which a collation that ignores case or pads spaces makes match
+     * more strings).
+     */
+    public boolean sameValues() {
+      return sameValues && sql != null;
+    }
   }
 
   private final Map<String, Column> exact = new HashMap<>();
   private final Map<String, Column> folded = new HashMap<>();
   private final boolean distinctNames;
+  private final boolean stringsAsSpark;
 
   /**
+   * Columns of a server that compares strings as Spark does.
+   *
    * @param comparable the names of the columns whose values the server compares as Spark does
    */
   public SourceColumns(StructType schema, Set<String> comparable, Dialect dialect) {
+    this(schema, comparable, dialect, true);
+  }
+
+  /**
+   * @param comparable the names of the columns whose values the server holds as Spark reads them
+   * @param stringsAsSpark whether the server is known to compare strings as Spark does (by code
+   *     point, case-sensitive, trailing spaces counting); where not, no string column is compared,
+   *     ordered or grouped on the server
+   */
+  public SourceColumns(
+      StructType schema, Set<String> comparable, Dialect dialect, boolean stringsAsSpark) {
+    this.stringsAsSpark = stringsAsSpark;
     boolean distinct = true;
     Map<String, Integer> foldedCount = new HashMap<>();
     for (StructField field : schema.fields()) {
@@ -66,7 +95,8 @@ public final class SourceColumns {
               field.name(),
               dialect.identifier(field.name()).orElse(null),
               field.dataType(),
-              comparable.contains(field.name()));
+              comparable.contains(field.name()),
+              stringsAsSpark);
       if (exact.put(field.name(), column) != null) {
         distinct = false;
       }
@@ -81,6 +111,11 @@ public final class SourceColumns {
           }
         });
     this.distinctNames = distinct;
+  }
+
+  /** Whether the server is known to compare strings as Spark does. */
+  public boolean stringsAsSpark() {
+    return stringsAsSpark;
   }
 
   /**

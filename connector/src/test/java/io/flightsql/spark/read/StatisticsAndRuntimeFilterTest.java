@@ -183,6 +183,26 @@ class StatisticsAndRuntimeFilterTest {
         .isEqualTo(LINEITEM_ROWS);
   }
 
+  /**
+   * Without {@code io.flightsql.spark.FlightSqlExtensions} (RuntimeFilterExtensionTest) and without
+   * {@code keepFiltersInSpark}, the dimension's filter is pushed whole into its scan, Spark sees no
+   * selective filter on that side, and the fact read receives every row.
+   */
+  @Test
+  void withoutTheExtensionADimensionFilterPushedWholeLeavesTheFactReadWhole() throws Exception {
+    Dataset<Row> lineitem = flightsql("lineitem").load();
+    Dataset<Row> picked = flightsql("shipmodes").load().where("priority IN (1, 4)");
+    Dataset<Row> star =
+        lineitem
+            .join(picked, lineitem.col("l_shipmode").equalTo(picked.col("mode")))
+            .groupBy("mode")
+            .count();
+    assertThat(sortedRows(star)).hasSize(2);
+    assertThat(factRowsReceived(SqlUiMetrics.byNode(spark.session(), ROWS_RECEIVED)))
+        .isEqualTo(LINEITEM_ROWS);
+    assertThat(plan(star, "formatted")).doesNotContain("dynamicpruning");
+  }
+
   /** A read split by the client runs each partition's query with the runtime filter. */
   @Test
   void clientPartitionsCombineWithTheRuntimeFilter() throws Exception {

@@ -95,6 +95,24 @@ class OptimizerSqlTest {
         .isPositive();
   }
 
+  /**
+   * On a server whose string order is not known to be Spark's, string keys get an IN list (which a
+   * collation ignoring case makes match more rows, never fewer) but never a range: over the most
+   * values, nothing. Other types keep their ranges.
+   */
+  @Test
+  void aServerOfUnknownStringOrderGetsNoRangeOfStrings() {
+    RuntimeFilterSql unknown =
+        new RuntimeFilterSql(
+            DUCKDB, new SourceColumns(SCHEMA, Set.of("k", "s", "d", "dt", "b"), DUCKDB, false), 1);
+    assertThat(unknown.condition(in("s", DataTypes.StringType, utf8("b"), utf8("a")))).isEmpty();
+    assertThat(unknown.condition(in("s", DataTypes.StringType, utf8("B"))))
+        .contains("(\"s\" IN ('B'))");
+    assertThat(unknown.filterable("s")).isTrue();
+    assertThat(unknown.condition(in("k", DataTypes.LongType, 5L, -2L)))
+        .contains("(\"k\" >= -2 AND \"k\" <= 5)");
+  }
+
   @Test
   void whatCannotBeWrittenExactlyIsNotFiltered() {
     // NaN has no literal, in a list or as a bound; an unknown column, or one the server compares

@@ -44,7 +44,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * CommandStatementQuery} whose query text is the name of a registered dataset, and DoGet on the
  * tickets it hands out. Everything else (prepared statements, metadata commands, DoPut) answers
  * UNIMPLEMENTED, so clients that fall back from GetSchema to a prepared statement see a server
- * without one. An unknown dataset answers NOT_FOUND naming it.
+ * without one; GetSqlInfo too, unless a dataset is registered as {@link #SQL_INFO}, which then is
+ * its answer. An unknown dataset answers NOT_FOUND naming it.
  *
  * <p>It is written against gRPC rather than Arrow's {@code FlightProducer} because Arrow's server
  * listener sends dictionaries only once, before the first batch; a stream that replaces a
@@ -64,6 +65,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class HandBuiltFlightSqlServer implements AutoCloseable {
   private static final String TICKET_PREFIX = "handbuilt:";
+
+  /** The name of the dataset that answers GetSqlInfo, in GetSqlInfo's schema. */
+  public static final String SQL_INFO = "handbuilt:GetSqlInfo";
 
   private final Map<String, HandBuiltDataset> datasets = new ConcurrentHashMap<>();
   private final String host;
@@ -231,6 +235,9 @@ public final class HandBuiltFlightSqlServer implements AutoCloseable {
       throw Status.INVALID_ARGUMENT
           .withDescription("The command is not a protobuf Any: " + e.getMessage())
           .asRuntimeException();
+    }
+    if (command.is(FlightSql.CommandGetSqlInfo.class) && datasets.containsKey(SQL_INFO)) {
+      return datasets.get(SQL_INFO);
     }
     if (!command.is(FlightSql.CommandStatementQuery.class)) {
       throw Status.UNIMPLEMENTED

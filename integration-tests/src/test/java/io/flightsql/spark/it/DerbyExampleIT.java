@@ -307,5 +307,22 @@ class DerbyExampleIT extends FlightSqlContractSuite
     String syntaxErrorText() {
       return "Syntax error: Encountered \"SELEKT\"";
     }
+
+    /**
+     * Derby pads the shorter of two strings with spaces ({@code 'a' = 'a '}), which its dialect
+     * knows: no string column is compared in SQL pushed to it, and Spark compares names.
+     */
+    @Override
+    boolean pushes(String query) {
+      return !query.contains("name =")
+          && !query.contains("name LIKE")
+          && !query.contains("name <=>");
+    }
+
+    /** The contract's joins are on names, which Derby does not compare as Spark does. */
+    @Override
+    boolean pushesJoins() {
+      return false;
+    }
   }
 }

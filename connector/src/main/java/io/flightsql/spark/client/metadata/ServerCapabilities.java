@@ -3,6 +3,8 @@ package io.flightsql.spark.client.metadata;
 import java.io.Serializable;
 import java.util.Map;
 import org.apache.arrow.flight.sql.impl.FlightSql.SqlInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a server says it can do (GetSqlInfo), as far as writes need to know. Immutable and
@@ -12,10 +14,14 @@ import org.apache.arrow.flight.sql.impl.FlightSql.SqlInfo;
  * <p>How the server quotes identifiers is established, never assumed: from GetSqlInfo's
  * SQL_IDENTIFIER_QUOTE_CHAR, or where that is missing from a probe query ({@link QuotingProbe}),
  * and otherwise it is unknown ({@link #quotingKnown()} false) and nothing that names a column is
- * pushed.
+ * pushed. GetSqlInfo's answer is taken only when it is one of the two quotes SQL engines use,
+ * {@code "} or {@code `}: any other (a space, a bracket, a quote with spaces around it, as bridges
+ * to other databases may answer) would write identifiers the server reads otherwise, so it counts
+ * as not said.
  */
 public final class ServerCapabilities implements Serializable {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(ServerCapabilities.class);
 
   static final int FLIGHT_SQL_SERVER_NAME = SqlInfo.FLIGHT_SQL_SERVER_NAME.getNumber();
   static final int FLIGHT_SQL_SERVER_VERSION = SqlInfo.FLIGHT_SQL_SERVER_VERSION.getNumber();
@@ -110,13 +116,30 @@ public final class ServerCapabilities implements Serializable {
     Object quote = info.get(SQL_IDENTIFIER_QUOTE_CHAR);
     Object name = info.get(FLIGHT_SQL_SERVER_NAME);
     Object version = info.get(FLIGHT_SQL_SERVER_VERSION);
+    String serverName = name == null ? "" : name.toString();
     return new ServerCapabilities(
         transaction instanceof Number && ((Number) transaction).intValue() >= 1,
         bulk instanceof Boolean ? (Boolean) bulk : null,
         Boolean.TRUE.equals(ingestTransactions),
-        quote == null ? "" : quote.toString(),
-        name == null ? "" : name.toString(),
+        acceptedQuote(quote == null ? "" : quote.toString(), serverName),
+        serverName,
         version == null ? "" : version.toString());
+  }
+
+  /**
+   * {@code said} when it is {@code "} or {@code `}, else empty (not said): the connector doubles
+   * the quote inside a name, which makes a safe identifier only of these two.
+   */
+  static String acceptedQuote(String said, String serverName) {
+    if (said.isEmpty() || said.equals("\"") || said.equals("`")) {
+      return said;
+    }
+    LOG.info(
+        "Server '{}' says in GetSqlInfo SQL_IDENTIFIER_QUOTE_CHAR that it quotes identifiers with"
+            + " '{}'; only \" and ` are taken, so its quoting is found out otherwise",
+        serverName,
+        said);
+    return "";
   }
 
   /** For a server that does not answer GetSqlInfo. */

@@ -70,6 +70,8 @@ public final class PerformanceBenchmark {
             // JVM's time zone.
             .config("spark.sql.datetime.java8API.enabled", true)
             .config("spark.sql.session.timeZone", "UTC")
+            // As spark_flightsql.configure() sets it: star joins get runtime filters by default.
+            .config("spark.sql.extensions", "io.flightsql.spark.FlightSqlExtensions")
             .getOrCreate();
     long start = System.nanoTime();
     try (BufferAllocator allocator = new RootAllocator()) {

@@ -25,7 +25,9 @@ import org.apache.spark.sql.SparkSession;
  * lineitem}). Each helper is measured on and off in the same run, the others as they are by
  * default: statistics (option {@code statistics}), which let Spark broadcast the small side;
  * runtime filters ({@code pushDownRuntimeFilter}), which filter the fact read by the dimension's
- * keys; and join pushdown ({@code spark.sql.optimizer.datasourceV2JoinPushdown}, Spark 4.1 and
+ * keys (with the dimension's filter kept in Spark's plan by option {@code keepFiltersInSpark}, or
+ * by the session's {@code io.flightsql.spark.FlightSqlExtensions} with every option at its
+ * default); and join pushdown ({@code spark.sql.optimizer.datasourceV2JoinPushdown}, Spark 4.1 and
  * later), which has the server join. For each way: the best time of the iterations, the rows the
  * connector received (its metric, summed over the job's scans) and the join the plan ran; both ways
  * of a case must give the same rows, or the benchmark stops.
@@ -102,6 +104,17 @@ final class StarJoinBenchmark {
                 "pushDownRuntimeFilter=false",
                 false,
                 options -> selectiveStar(options, kept),
+                Map.of("pushDownRuntimeFilter", "false"))));
+    // With the session's FlightSqlExtensions, the dimension's pushed filter stays in Spark's plan
+    // without any read option.
+    cases.add(
+        new Case(
+            "the same, every read option at its default (FlightSqlExtensions): runtime filter",
+            new Spec("on", false, options -> selectiveStar(options, Map.of()), Map.of()),
+            new Spec(
+                "pushDownRuntimeFilter=false",
+                false,
+                options -> selectiveStar(options, Map.of()),
                 Map.of("pushDownRuntimeFilter", "false"))));
     Spec joined = new Spec("on", true, options -> selectiveStar(options, Map.of()), Map.of());
     cases.add(
