@@ -43,7 +43,7 @@ class OptionSpecTest {
     assertThat(ConnectionOptions.CONNECT_TIMEOUT.defaultValue()).contains(Duration.ofSeconds(30));
     assertThat(ConnectionOptions.CONNECT_TIMEOUT.defaultText()).contains("30s");
     assertThat(WriteOptions.BATCH_BYTES.defaultText()).contains("3145728");
-    assertThat(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE.defaultText()).contains("2147483647");
+    assertThat(ConnectionOptions.MAX_INBOUND_MESSAGE_SIZE.defaultText()).contains("268435456");
     assertThat(ReadOptions.PUSH_DOWN_TOP_N.defaultValue()).contains(true);
     assertThat(ConnectionOptions.CALL_TIMEOUT.defaultValue()).isEmpty();
     assertThat(ConnectionOptions.URI.defaultText()).isEmpty();
@@ -110,6 +110,6 @@ class OptionSpecTest {
     assertThat(FlightSqlOptions.isKnown("path")).isTrue();
     assertThat(FlightSqlOptions.isKnown("__FLIGHTSQL_WRITE_PLAN")).isFalse();
     assertThat(FlightSqlOptions.isKnown("partitionColum")).isFalse();
-    assertThat(FlightSqlOptions.all()).hasSize(58).doesNotHaveDuplicates();
+    assertThat(FlightSqlOptions.all()).hasSize(61).doesNotHaveDuplicates();
   }
 }
