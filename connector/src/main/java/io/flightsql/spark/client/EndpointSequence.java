@@ -229,6 +229,11 @@ final class EndpointSequence {
                 ? "its plan was made for another Spark action"
                 : "the endpoint expired")
             : "the server refused its ticket (" + refusal.getMessage() + ")");
+    if (refusal == null && planned.planAgain()) {
+      // The plan made for another action is not read: end it on the server, as the driver ends a
+      // plan no job reads.
+      session.release(targets, ticket);
+    }
     try {
       plan();
     } catch (FlightSqlConnectorException e) {

@@ -108,28 +108,51 @@ public final class FlightSqlSession implements AutoCloseable {
 
   /**
    * Asks the server to cancel a planned query that no one will read (CancelFlightInfo), which frees
-   * what the server holds for it; a server seen not to implement the call is not asked again. How
-   * that went is logged, never raised: the plan is dropped either way.
+   * what the server holds for it; a server seen not to implement the call is not asked again, and
+   * each of the plan's tickets is {@link #release released} instead. How that went is logged, never
+   * raised: the plan is dropped either way.
    */
   public void cancelPlanned(FlightInfo info) {
     String rpc = "CancelFlightInfo";
-    if (facts().lacks(rpc)) {
-      return;
-    }
     boolean interrupted = Thread.interrupted();
     try {
-      CancelFlightInfoResult result =
-          clients.forServer().cancel(info, QueryPlanner.CANCEL_DEADLINE_MILLIS);
-      LOG.info("CancelFlightInfo of an unread plan on {}: {}", server(), result.getStatus());
-    } catch (RuntimeException e) {
-      if (FlightErrors.isUnimplemented(e)) {
-        facts().noteLacking(rpc);
+      if (!facts().lacks(rpc)) {
+        try {
+          CancelFlightInfoResult result =
+              clients.forServer().cancel(info, QueryPlanner.CANCEL_DEADLINE_MILLIS);
+          LOG.info("CancelFlightInfo of an unread plan on {}: {}", server(), result.getStatus());
+          return;
+        } catch (RuntimeException e) {
+          LOG.info("CancelFlightInfo of an unread plan on {} failed: {}", server(), e.getMessage());
+          if (!FlightErrors.isUnimplemented(e)) {
+            return;
+          }
+          facts().noteLacking(rpc);
+        }
       }
-      LOG.info("CancelFlightInfo of an unread plan on {} failed: {}", server(), e.getMessage());
+      for (FlightEndpoint endpoint : info.getEndpoints()) {
+        release(streams.targets(endpoint), endpoint.getTicket());
+      }
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /**
+   * Opens the stream of a ticket no one will read and closes it at once, which cancels it: on a
+   * server without CancelFlightInfo that keeps what it planned until the ticket is read (Arrow's
+   * Derby example holds a pooled connection for each, and its calls wait for one once the pool is
+   * empty), this is the only way the protocol has to end the plan. A failure is logged, not raised:
+   * the ticket may have been read, or have expired, since.
+   */
+  public void release(List<FlightUri> targets, Ticket ticket) {
+    try {
+      streams.open(targets, ticket).close();
+      LOG.debug("Released an unread ticket on {}", targets.get(0));
+    } catch (Exception e) {
+      LOG.info("Releasing an unread ticket on {} failed: {}", targets.get(0), e.getMessage());
     }
   }
 
