@@ -110,4 +110,14 @@ final class SparkDialect extends Dialect {
   public boolean sumOverflowsAsSpark(DataType type) {
     return type instanceof DoubleType;
   }
+
+  /**
+   * Sail (0.7.2) answers a grouped MIN or MAX over a FLOAT or DOUBLE group holding only an infinity
+   * with the type's largest finite value (3.4028235E38 for Infinity), where Spark answers the
+   * infinity: Spark computes these itself.
+   */
+  @Override
+  public boolean minMaxOfFloatingAsSpark() {
+    return false;
+  }
 }
