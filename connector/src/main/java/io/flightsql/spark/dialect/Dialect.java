@@ -317,6 +317,11 @@ public abstract class Dialect implements Serializable {
     return false;
   }
 
+  /** Whether MIN and MAX over FLOAT and DOUBLE give Spark's answer, infinities included. */
+  public boolean minMaxOfFloatingAsSpark() {
+    return true;
+  }
+
   /** {@code CREATE TABLE} for a DataFrame's schema. */
   public final String createTable(TableRef table, StructType schema) {
     StringBuilder sql = new StringBuilder("CREATE TABLE ").append(table(table)).append(" (");

@@ -118,4 +118,15 @@ final class SparkDialect extends Dialect {
   public boolean comparesStringsAsSpark() {
     return true;
   }
+
+  /**
+   * Sail (0.7.2) answers a grouped MIN or MAX over a FLOAT or DOUBLE group holding only an infinity
+   * with the type's largest finite value (3.4028235E38 for Infinity), and the MAX of 1.5 and NaN
+   * with 1.5, where Spark answers the infinity, and NaN (to Spark the largest value): Spark
+   * computes these itself.
+   */
+  @Override
+  public boolean minMaxOfFloatingAsSpark() {
+    return false;
+  }
 }

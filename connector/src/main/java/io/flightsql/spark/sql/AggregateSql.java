@@ -44,7 +44,8 @@ import org.apache.spark.sql.types.ShortType;
  *       #decimalSum}): in a partial one Spark casts each pushed sum back to DECIMAL(p, s).
  *   <li>AVG over integral types and FLOAT: {@code AVG(CAST(x AS DOUBLE))}, Spark's way; over DOUBLE
  *       as SUM. Never over DECIMAL: Spark rounds the quotient its own way.
- *   <li>MIN and MAX: in the column's type.
+ *   <li>MIN and MAX: in the column's type; over FLOAT and DOUBLE only where the dialect's extremes
+ *       are Spark's, infinities included ({@link Dialect#minMaxOfFloatingAsSpark}).
  * </ul>
  *
  * DISTINCT is not written over FLOAT and DOUBLE columns, where Spark takes -0.0 and 0.0, and every
@@ -118,10 +119,10 @@ public final class AggregateSql {
       return resolved(avg.column()).flatMap(c -> avg(c, avg.isDistinct()));
     }
     if (f instanceof Min) {
-      return resolved(((Min) f).column()).map(c -> new Typed("MIN(" + c.sql() + ")", c.type()));
+      return extremum(((Min) f).column()).map(c -> new Typed("MIN(" + c.sql() + ")", c.type()));
     }
     if (f instanceof Max) {
-      return resolved(((Max) f).column()).map(c -> new Typed("MAX(" + c.sql() + ")", c.type()));
+      return extremum(((Max) f).column()).map(c -> new Typed("MAX(" + c.sql() + ")", c.type()));
     }
     return Optional.empty();
   }
@@ -187,6 +188,11 @@ public final class AggregateSql {
     // AVG of a DOUBLE is a DOUBLE in SQL: no cast around it.
     return widened(column, DataTypes.DoubleType)
         .map(x -> new Typed("AVG(" + distinct(isDistinct) + x + ")", DataTypes.DoubleType));
+  }
+
+  /** The column of a MIN or MAX, unless the dialect's extremes of floats are not Spark's. */
+  private Optional<SourceColumns.Column> extremum(Expression e) {
+    return resolved(e).filter(c -> !floating(c.type()) || dialect.minMaxOfFloatingAsSpark());
   }
 
   /** {@code CAST(<column> AS <type>)} in the dialect's words. */

@@ -24,21 +24,10 @@ interface DifferentialFuzzContract {
   /**
    * Wrong answers that branches in review fix; the generator stays away from them so that this test
    * stays green until they merge. Remove each one when its fix is merged: with it removed and the
-   * fix reverted, this test fails with the bug's smallest case.
+   * fix reverted, this test fails with the bug's smallest case. None is left: every {@link
+   * KnownBug} is fixed on main.
    */
-  Set<KnownBug> EXCLUDED =
-      EnumSet.of(
-          // Derby's AVG over INTEGER gives 1.0 for 1.5; its SUM over SMALLINT overflows: no row.
-          KnownBug.DERBY_INTEGER_AGGREGATES,
-          // spark.read.schema("b STRING, a STRING") on ab(a, b) binds by position.
-          KnownBug.USER_SCHEMA_BY_POSITION,
-          // An unqualified name also matches a table of another schema.
-          KnownBug.SHADOWED_TABLE_NAME,
-          // A table made again with other columns is read with the columns inferred before.
-          KnownBug.STALE_TABLE_SCHEMA,
-          // Sail's grouped MIN/MAX of a float group holding only Infinity gives Float.MAX: a
-          // server bug the connector passes on by pushing the aggregate (no fix in review yet).
-          KnownBug.SAIL_GROUPED_MIN_MAX_OF_INFINITY);
+  Set<KnownBug> EXCLUDED = EnumSet.noneOf(KnownBug.class);
 
   ServerQuirks quirks();
 
