@@ -226,45 +226,7 @@ class DuckDbServerIT extends FlightSqlContractSuite
 
     @Override
     List<NumericColumn> numericColumns() {
-      return List.of(
-          new NumericColumn("c_tinyint", "TINYINT", "-128", "127", "127", "NULL", "1"),
-          new NumericColumn("c_smallint", "SMALLINT", "-32768", "32767", "30000", "30000", "NULL"),
-          new NumericColumn(
-              "c_int", "INTEGER", "-2147483648", "2147483647", "2147483647", "1", "NULL"),
-          new NumericColumn(
-              "c_bigint",
-              "BIGINT",
-              "-9223372036854775808",
-              "9223372036854775807",
-              "1",
-              "-1",
-              "NULL"),
-          new NumericColumn(
-              "c_real",
-              "REAL",
-              "-3.4028234663852886e38",
-              "3.4028234663852886e38",
-              "3.4028234663852886e38",
-              "0.5",
-              "NULL"),
-          new NumericColumn(
-              "c_double",
-              "DOUBLE",
-              "1.7976931348623157e308",
-              "1.7976931348623157e308",
-              "0.25",
-              "-2",
-              "NULL"),
-          new NumericColumn(
-              "c_dec", "DECIMAL(9,2)", "-9999999.99", "9999999.99", "9999999.99", "0.01", "NULL"),
-          new NumericColumn(
-              "c_wide",
-              "DECIMAL(30,4)",
-              "-99999999999999999999999999.9999",
-              "1.5",
-              "2.25",
-              "NULL",
-              "3"));
+      return standardNumericColumns(true, "INTEGER", "c_real", "REAL", 30);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.flightsql.spark.it;
 
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.types.DataType;
@@ -182,6 +183,66 @@ abstract class ServerQuirks {
       this.type = type;
       this.values = List.of(values);
     }
+  }
+
+  /**
+   * The numeric columns of a server with SQL's standard types, written in its names: an optional
+   * TINYINT, SMALLINT, {@code intType}, BIGINT, a single-precision {@code floatColumn} of type
+   * {@code floatType}, DOUBLE, DECIMAL(9,2) and a DECIMAL({@code wideDigits},4) whose smallest
+   * value has all its digits. Each column's values, in the same rows, are at its type's edges, a
+   * NULL and values whose sum Spark computes the same in any order.
+   */
+  static List<NumericColumn> standardNumericColumns(
+      boolean tinyint, String intType, String floatColumn, String floatType, int wideDigits) {
+    List<NumericColumn> columns = new ArrayList<>();
+    if (tinyint) {
+      columns.add(new NumericColumn("c_tinyint", "TINYINT", "-128", "127", "127", "NULL", "1"));
+    }
+    columns.add(
+        new NumericColumn("c_smallint", "SMALLINT", "-32768", "32767", "30000", "30000", "NULL"));
+    columns.add(
+        new NumericColumn(
+            "c_int", intType, "-2147483648", "2147483647", "2147483647", "1", "NULL"));
+    columns.add(
+        new NumericColumn(
+            "c_bigint",
+            "BIGINT",
+            "-9223372036854775808",
+            "9223372036854775807",
+            "1",
+            "-1",
+            "NULL"));
+    columns.add(
+        new NumericColumn(
+            floatColumn,
+            floatType,
+            "-3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "3.4028234663852886e38",
+            "0.5",
+            "NULL"));
+    columns.add(
+        new NumericColumn(
+            "c_double",
+            "DOUBLE",
+            "1.7976931348623157e308",
+            "1.7976931348623157e308",
+            "0.25",
+            "-2",
+            "NULL"));
+    columns.add(
+        new NumericColumn(
+            "c_dec", "DECIMAL(9,2)", "-9999999.99", "9999999.99", "9999999.99", "0.01", "NULL"));
+    columns.add(
+        new NumericColumn(
+            "c_wide",
+            "DECIMAL(" + wideDigits + ",4)",
+            "-" + "9".repeat(wideDigits - 4) + ".9999",
+            "1.5",
+            "2.25",
+            "NULL",
+            "3"));
+    return columns;
   }
 
   /**
