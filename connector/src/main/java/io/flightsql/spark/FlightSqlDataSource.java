@@ -95,8 +95,8 @@ public final class FlightSqlDataSource
 
   /**
    * A read with a schema of the user's is matched by name against the server's columns when Spark
-   * first asks for the table's schema, at load; a write, which hands its DataFrame's schema before
-   * Spark turns to {@link #createRelation}, never asks, and makes no round trip here.
+   * builds its scan, while it optimizes the read; a write, which hands its DataFrame's schema
+   * before Spark turns to {@link #createRelation}, never asks, and makes no round trip here.
    */
   @Override
   public boolean supportsExternalMetadata() {

@@ -87,8 +87,9 @@ class GivenSchemaTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"dbtable", "query"})
-  void aNameTheSourceLacksFailsAtLoad(String source) {
-    assertThatThrownBy(() -> reader(source, "b STRING, c STRING").load())
+  void aNameTheSourceLacksFailsBeforeTheJob(String source) {
+    assertThatThrownBy(
+            () -> reader(source, "b STRING, c STRING").load().queryExecution().optimizedPlan())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Column 'c' of the schema given to the read of")
         .hasMessageContaining("is not a column of its source")
@@ -97,8 +98,9 @@ class GivenSchemaTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"dbtable", "query"})
-  void aTypeTheColumnCannotBeReadAsFailsAtLoad(String source) {
-    assertThatThrownBy(() -> reader(source, "a STRING, n BIGINT").load())
+  void aTypeTheColumnCannotBeReadAsFailsBeforeTheJob(String source) {
+    assertThatThrownBy(
+            () -> reader(source, "a STRING, n BIGINT").load().queryExecution().optimizedPlan())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Column 'n' of the schema given to the read of")
         .hasMessageContaining("is bigint, but the server's column is Int(32, true)")

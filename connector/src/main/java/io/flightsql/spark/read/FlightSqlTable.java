@@ -103,8 +103,8 @@ public final class FlightSqlTable
 
   /**
    * A table of the data source whose schema the user gave ({@code spark.read.schema(...)}) or a
-   * write handed over: matched by name against the server's columns when Spark first asks for it,
-   * which a read does at load and a write never does ({@link UserSchema}).
+   * write handed over: matched by name against the server's columns when a read builds its scan,
+   * while Spark optimizes it, and never for a write ({@link UserSchema}).
    *
    * @param sinkOptions as for the other constructors
    */
@@ -135,7 +135,8 @@ public final class FlightSqlTable
   @Override
   @SuppressWarnings("deprecation")
   public StructType schema() {
-    match();
+    // Not matched here: Spark 4.2+ asks a streaming sink's table for its columns too, before the
+    // sink has made the table; a read's scan builder matches it (newScanBuilder).
     return schema;
   }
 
