@@ -36,14 +36,7 @@ final class TableChoice {
     if (!asked.place().isPresent()) {
       throw new IllegalArgumentException(
           FlightErrors.message(
-              "Table "
-                  + wanted
-                  + " names "
-                  + candidates.size()
-                  + " tables on "
-                  + server
-                  + ": "
-                  + list(candidates)
+              ambiguity(wanted, candidates, server)
                   + ". The server's SQL takes the one in its current schema, which could not be"
                   + " established ("
                   + asked.source()
@@ -61,14 +54,7 @@ final class TableChoice {
     if (there.isEmpty()) {
       throw new IllegalArgumentException(
           FlightErrors.message(
-              "Table "
-                  + wanted
-                  + " names "
-                  + candidates.size()
-                  + " tables on "
-                  + server
-                  + ": "
-                  + list(candidates)
+              ambiguity(wanted, candidates, server)
                   + ", and none is in the server's current schema, "
                   + describe(place)
                   + " (said by "
@@ -137,5 +123,17 @@ final class TableChoice {
         + ") or as a catalog identifier (<catalog>."
         + String.join(".", parts)
         + "), or set option 'schema'.";
+  }
+
+  /** The start of both refusals: the name, and the tables it names on the server. */
+  private static String ambiguity(Object wanted, List<TableRef> candidates, FlightUri server) {
+    return "Table "
+        + wanted
+        + " names "
+        + candidates.size()
+        + " tables on "
+        + server
+        + ": "
+        + list(candidates);
   }
 }
